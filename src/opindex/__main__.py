@@ -1,0 +1,7 @@
+"""``python -m opindex`` runs the command line."""
+
+import sys
+
+from opindex.cli import main
+
+sys.exit(main())

@@ -1,0 +1,91 @@
+"""The single exception tree of opindex; edges (CLI, MCP) turn these into messages."""
+
+from __future__ import annotations
+
+
+class OpindexError(Exception):
+    """Root of every error opindex raises on purpose."""
+
+
+class ConfigError(OpindexError):
+    """The configuration is invalid; the message names the key and the problem."""
+
+
+class InvalidArgumentError(OpindexError):
+    """A caller passed an argument opindex cannot use (bad match mode, limit, query...)."""
+
+
+# --- OpenProject / HTTP -------------------------------------------------------------
+
+
+class OpenProjectError(OpindexError):
+    """Any failure while talking to OpenProject (or the sandbox)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        error_identifier: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_identifier = error_identifier
+
+
+class AuthenticationError(OpenProjectError):
+    """401: the credential is missing, wrong, expired, or resolved to the anonymous user."""
+
+
+class PermissionDeniedError(OpenProjectError):
+    """403: the account lacks a permission."""
+
+
+class NotFoundError(OpenProjectError):
+    """404: deleted or not visible to the account (indistinguishable by design)."""
+
+
+class RateLimitedError(OpenProjectError):
+    """429 after the retry budget was spent."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = 429,
+        error_identifier: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, status=status, error_identifier=error_identifier)
+        self.retry_after = retry_after
+
+
+class InvalidQueryError(OpenProjectError):
+    """400: OpenProject rejected filters, sortBy or select."""
+
+
+class ServerError(OpenProjectError):
+    """5xx from OpenProject."""
+
+
+class UpstreamUnavailableError(OpenProjectError):
+    """Network failure or timeout: OpenProject could not be reached."""
+
+
+# --- Local storage -------------------------------------------------------------------
+
+
+class StateError(OpindexError):
+    """The SQLite state database is unusable (locked, corrupt, unwritable)."""
+
+
+class IndexUnavailableError(OpindexError):
+    """A tenant's index is missing, corrupt or cannot be opened."""
+
+
+class SyncInProgressError(OpindexError):
+    """Another sync or rebuild holds this tenant's lock."""
+
+
+class CorpusError(OpindexError):
+    """A sandbox corpus file is malformed; the message names the record."""

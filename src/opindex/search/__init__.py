@@ -1,0 +1,1 @@
+"""Pure, I/O-free text matching: normalization, scoring, ranking, snippets, relaxation."""

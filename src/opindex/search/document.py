@@ -1,0 +1,36 @@
+"""The kind-neutral record shape that every search path scores: the parity contract."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Kind = Literal["work_package", "wiki_page", "meeting"]
+KINDS: tuple[Kind, ...] = ("work_package", "wiki_page", "meeting")
+
+
+@dataclass(frozen=True, slots=True)
+class FieldValue:
+    """One text value of a field; *ref* names the sub-record it came from, if any.
+
+    Examples: a comment (ref = activity id), an agenda item title or notes (ref = agenda
+    item id), an outcome note (ref = agenda item id, so a match points at its item).
+    """
+
+    text: str
+    ref: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchDocument:
+    """What the scorer sees of a record. The live path and the index build the same one.
+
+    ``fields`` maps a field name of the kind (see ``opindex.search.fields``) to its values.
+    A field absent from the mapping was not read (e.g. deep content the live path did not
+    enrich); an empty tuple means it was read and is empty.
+    """
+
+    kind: Kind
+    id: int
+    fields: Mapping[str, tuple[FieldValue, ...]] = field(default_factory=dict)
