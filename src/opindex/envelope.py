@@ -1,0 +1,126 @@
+"""Search requests and the response envelope shared by the service, the CLI and MCP tools."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from opindex.records import AttributeValue
+from opindex.search.document import Kind
+
+Source = Literal["auto", "index", "live"]
+AnsweredBy = Literal["index", "live"]
+IndexState = Literal["fresh", "stale", "missing"]
+FallbackStrategyName = Literal["wildcard_suffix", "drop_term", "concept_expansion"]
+MatchModeName = Literal["fuzzy", "exact"]
+StatusFilter = Literal["open", "closed", "all"]
+
+MAX_QUERY_LENGTH = 1000
+"""Longest query accepted, in characters; longer queries are rejected with a clear error."""
+MAX_LIMIT = 100
+"""Most results one search returns."""
+DEFAULT_LIMIT = 20
+
+
+class SearchRequest(BaseModel):
+    """One search, as every edge (CLI, MCP) hands it to the service."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: Kind
+    query: str = Field(default="", max_length=MAX_QUERY_LENGTH)
+    match_mode: MatchModeName = "fuzzy"
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT)
+    source: Source = "auto"
+    fallback: bool = True
+    project_id: int | None = Field(default=None, ge=1)
+    status: StatusFilter | list[int] = "all"
+    type_id: int | None = Field(default=None, ge=1)
+    assignee_id: int | None = Field(default=None, ge=1)
+
+
+class FieldMatchOut(BaseModel):
+    """One field of a result that matched the query."""
+
+    field: str
+    score: float
+    snippet: str | None = None
+    ref: int | None = None
+
+
+class MatchedAgendaItem(BaseModel):
+    """A meeting agenda item whose title, notes or outcomes matched."""
+
+    id: int
+    title: str
+    snippet: str | None = None
+
+
+class MatchedComment(BaseModel):
+    """A work-package comment (activity) that matched."""
+
+    id: int
+    snippet: str | None = None
+
+
+class ProjectRef(BaseModel):
+    """The project a record belongs to."""
+
+    id: int | None = None
+    name: str | None = None
+
+
+class SearchResult(BaseModel):
+    """One ranked record."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: int
+    kind: Kind
+    title: str
+    score: float
+    matched_fields: list[str] = Field(default_factory=list, alias="matchedFields")
+    snippet: str | None = None
+    matches: list[FieldMatchOut] = Field(default_factory=list)
+    project: ProjectRef | None = None
+    updated_at: datetime | None = Field(default=None, alias="updatedAt")
+    url: str | None = None
+    attributes: dict[str, AttributeValue] = Field(default_factory=dict)
+    match_type: str | None = Field(default=None, alias="matchType")
+    matched_agenda_items: list[MatchedAgendaItem] | None = Field(
+        default=None, alias="matchedAgendaItems"
+    )
+    matched_comments: list[MatchedComment] | None = Field(default=None, alias="matchedComments")
+
+
+class SearchMeta(BaseModel):
+    """Where an answer came from and how much to trust it (ARCHITECTURE invariant 5)."""
+
+    tenant: str
+    kind: Kind
+    source: AnsweredBy
+    index_state: IndexState
+    indexed_at: datetime | None = None
+    age_seconds: float | None = None
+    degraded: bool = False
+    enrichment_failures: int = 0
+    wildcard_fallback: bool = False
+    fallback_strategy: FallbackStrategyName | None = None
+    original_query: str
+    effective_query: str
+    match_mode: MatchModeName = "fuzzy"
+    total: int = 0
+    notes: list[str] = Field(default_factory=list)
+
+
+class SearchResponse(BaseModel):
+    """The envelope: ranked results plus meta."""
+
+    results: list[SearchResult]
+    meta: SearchMeta
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The wire form (camelCase result keys, snake_case meta keys, ISO datetimes)."""
+        return self.model_dump(mode="json", by_alias=True)
