@@ -89,3 +89,11 @@ class SyncInProgressError(OpindexError):
 
 class CorpusError(OpindexError):
     """A sandbox corpus file is malformed; the message names the record."""
+
+
+class IndexNeedsRebuildError(IndexUnavailableError):
+    """A tenant's index was written under another schema version and must be rebuilt."""
+
+    def __init__(self, message: str, *, found_version: int | None = None) -> None:
+        super().__init__(message)
+        self.found_version = found_version
