@@ -6,11 +6,15 @@ import re
 import unicodedata
 from typing import NamedTuple
 
-# A token is a run of Unicode letters/digits; combining marks stay inside the run so that
-# decomposed input ("Mu\u0308ller") is one token, like its composed form.
-_TOKEN_RE = re.compile(
-    r"[^\W_](?:[^\W_]|[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f])*"
-)
+# A candidate run starts with a letter/digit and continues over letters/digits and over
+# non-ASCII characters that are neither word characters nor whitespace. Those "gaps" are
+# then checked one by one: a gap made only of combining marks (Unicode category M: accents,
+# Arabic harakat, Hebrew points, Indic vowel signs, variation selectors) stays inside the
+# token, so decomposed "Mu\u0308ller" and vocalized Arabic are one token like their plain
+# forms; any other gap (dash, emoji, symbol) splits the run. Python's `re` has no \p{M},
+# so the check is done in Python, and only for runs that contain a gap at all.
+_RUN_RE = re.compile(r"[^\W_]+(?:[^\x00-\x7f\w\s]+[^\W_]*)*")
+_GAP_RE = re.compile(r"[^\x00-\x7f\w\s]+")
 
 
 class Token(NamedTuple):
@@ -31,21 +35,48 @@ def normalize_token(raw: str) -> str:
     )
 
 
+def _is_marks(gap: str) -> bool:
+    return all(unicodedata.category(ch).startswith("M") for ch in gap)
+
+
+def _runs(text: str) -> list[tuple[int, int]]:
+    """[start, end) spans of the letter/digit runs of *text* (marks kept inside)."""
+    spans: list[tuple[int, int]] = []
+    for match in _RUN_RE.finditer(text):
+        start, end = match.span()
+        run = match.group()
+        if run.isalnum():
+            spans.append((start, end))
+            continue
+        piece_start: int | None = start
+        for gap in _GAP_RE.finditer(run):
+            if _is_marks(gap.group()):
+                continue
+            if piece_start is not None and piece_start < start + gap.start():
+                spans.append((piece_start, start + gap.start()))
+            piece_start = start + gap.end() if gap.end() < len(run) else None
+        if piece_start is not None and piece_start < end:
+            spans.append((piece_start, end))
+    return spans
+
+
 def tokenize(text: str) -> list[Token]:
     """Split *text* into normalized tokens with offsets into *text* itself."""
     tokens: list[Token] = []
-    for match in _TOKEN_RE.finditer(text):
-        normalized = normalize_token(match.group())
+    for start, end in _runs(text):
+        normalized = normalize_token(text[start:end])
         if normalized:
-            tokens.append(Token(normalized, match.start(), match.end()))
+            tokens.append(Token(normalized, start, end))
     return tokens
 
 
 def token_texts(text: str) -> list[str]:
     """The normalized token strings of *text*, in order (no offsets)."""
+    if text.isascii():
+        return [match.group().lower() for match in _RUN_RE.finditer(text)]
     out: list[str] = []
-    for match in _TOKEN_RE.finditer(text):
-        normalized = normalize_token(match.group())
+    for start, end in _runs(text):
+        normalized = normalize_token(text[start:end])
         if normalized:
             out.append(normalized)
     return out

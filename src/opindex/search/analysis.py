@@ -1,0 +1,88 @@
+"""Text analysed once (tokens, distinct set), so a store can tokenize at write time."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from opindex.search.document import Kind, SearchDocument
+from opindex.search.tokenize import Token, token_texts, tokenize
+
+
+class AnalyzedText:
+    """A field value with its normalized tokens and their distinct set.
+
+    Build it with ``AnalyzedText(text)``, or, when the tokens were stored at write time,
+    ``AnalyzedText(text, tokens)`` where *tokens* must equal ``token_texts(text)``.
+    Offsets are never stored: ``spans()`` re-tokenizes the text, which only happens for
+    values that end up in a returned result (for snippets).
+    """
+
+    __slots__ = ("_joined", "distinct", "text", "tokens")
+
+    def __init__(self, text: str, tokens: Sequence[str] | None = None) -> None:
+        self.text = text
+        self.tokens: tuple[str, ...] = tuple(token_texts(text) if tokens is None else tokens)
+        self.distinct: frozenset[str] = frozenset(self.tokens)
+        self._joined: str | None = None
+
+    @property
+    def joined(self) -> str:
+        """The tokens joined by single spaces, padded with one space on each side."""
+        if self._joined is None:
+            self._joined = " " + " ".join(self.tokens) + " "
+        return self._joined
+
+    def contains_sequence(self, tokens: Sequence[str]) -> bool:
+        """True if *tokens* occur in this text as consecutive tokens."""
+        if not tokens or not self.distinct.issuperset(tokens):
+            return False
+        return (" " + " ".join(tokens) + " ") in self.joined
+
+    def spans(self) -> list[Token]:
+        """The tokens with their offsets into ``text``."""
+        return tokenize(self.text)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AnalyzedText):
+            return NotImplemented
+        return self.text == other.text and self.tokens == other.tokens
+
+    def __hash__(self) -> int:
+        return hash(self.text)
+
+    def __repr__(self) -> str:
+        preview = self.text if len(self.text) <= 40 else self.text[:37] + "..."
+        return f"AnalyzedText({preview!r}, {len(self.tokens)} tokens)"
+
+
+def analyze(text: str) -> AnalyzedText:
+    """Analyse *text* (tokenize and index its distinct tokens)."""
+    return AnalyzedText(text)
+
+
+@dataclass(frozen=True, slots=True)
+class AnalyzedDocument:
+    """A SearchDocument whose field values were analysed once, for repeated ranking."""
+
+    document: SearchDocument
+    fields: Mapping[str, tuple[AnalyzedText, ...]]
+
+    @property
+    def id(self) -> int:
+        """The record id of the underlying document."""
+        return self.document.id
+
+    @property
+    def kind(self) -> Kind:
+        """The record kind of the underlying document."""
+        return self.document.kind
+
+
+def analyze_document(document: SearchDocument) -> AnalyzedDocument:
+    """Analyse every field value of *document*."""
+    fields = {
+        name: tuple(AnalyzedText(value.text) for value in values)
+        for name, values in document.fields.items()
+    }
+    return AnalyzedDocument(document=document, fields=fields)

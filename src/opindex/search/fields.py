@@ -1,0 +1,132 @@
+"""Field specs per record kind, and the one function both search paths score with."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from types import MappingProxyType
+
+from opindex.errors import InvalidArgumentError
+from opindex.search.analysis import AnalyzedDocument, AnalyzedText, analyze_document
+from opindex.search.document import KINDS, Kind, SearchDocument
+from opindex.search.query import MatchMode, Query
+from opindex.search.rank import DEFAULT_MIN_SCORE, FieldSpec, Ranked, rank_records
+
+# (field name, weight, shallow?) per kind. Shallow fields come with a list response; deep
+# fields need an extra fetch on the live path. All fields of a kind share one spec list
+# normalised by the kind's max weight (3.0), so final = max(shallow, deep) falls out: an
+# unenriched record simply has no deep fields.
+_FIELD_TABLE: Mapping[Kind, tuple[tuple[str, float, bool], ...]] = {
+    "work_package": (
+        ("subject", 3.0, True),
+        ("description", 1.0, False),
+        ("comments", 1.0, False),  # FieldValue.ref = activity id
+    ),
+    "wiki_page": (
+        ("title", 3.0, True),
+        ("text", 1.0, True),  # one pass: the page body comes with the page
+    ),
+    "meeting": (
+        ("title", 3.0, True),
+        ("location", 1.0, True),
+        ("project", 0.5, True),
+        ("author", 0.5, True),
+        ("agenda_title", 2.0, False),  # FieldValue.ref = agenda item id
+        ("agenda_notes", 1.5, False),  # FieldValue.ref = agenda item id
+        ("outcome_notes", 1.5, False),  # FieldValue.ref = agenda item id
+        ("participants", 1.0, False),
+    ),
+}
+
+
+def _document_extractor(name: str) -> Callable[[SearchDocument], tuple[str, ...]]:
+    def extract(document: SearchDocument) -> tuple[str, ...]:
+        return tuple(value.text for value in document.fields.get(name, ()))
+
+    return extract
+
+
+def _analyzed_extractor(name: str) -> Callable[[AnalyzedDocument], tuple[AnalyzedText, ...]]:
+    def extract(document: AnalyzedDocument) -> tuple[AnalyzedText, ...]:
+        return document.fields.get(name, ())
+
+    return extract
+
+
+FIELD_SPECS: Mapping[Kind, tuple[FieldSpec[SearchDocument], ...]] = MappingProxyType(
+    {
+        kind: tuple(FieldSpec(name, weight, _document_extractor(name)) for name, weight, _ in rows)
+        for kind, rows in _FIELD_TABLE.items()
+    }
+)
+"""Every searchable field of each kind with its weight, over SearchDocument."""
+
+_ANALYZED_SPECS: Mapping[Kind, tuple[FieldSpec[AnalyzedDocument], ...]] = {
+    kind: tuple(FieldSpec(name, weight, _analyzed_extractor(name)) for name, weight, _ in rows)
+    for kind, rows in _FIELD_TABLE.items()
+}
+
+SHALLOW_FIELDS: Mapping[Kind, frozenset[str]] = MappingProxyType(
+    {
+        kind: frozenset(name for name, _, shallow in rows if shallow)
+        for kind, rows in _FIELD_TABLE.items()
+    }
+)
+"""Fields available without enrichment (list responses); the rest are deep."""
+
+DEEP_FIELDS: Mapping[Kind, frozenset[str]] = MappingProxyType(
+    {
+        kind: frozenset(name for name, _, shallow in rows if not shallow)
+        for kind, rows in _FIELD_TABLE.items()
+    }
+)
+"""Fields the live path only has after enriching a record."""
+
+
+def field_names(kind: Kind) -> tuple[str, ...]:
+    """The field names of *kind*, in declaration order."""
+    return tuple(name for name, _, _ in _FIELD_TABLE[kind])
+
+
+def _check_kind(kind: str) -> Kind:
+    for known in KINDS:
+        if kind == known:
+            return known
+    raise InvalidArgumentError(f"unknown record kind {kind!r}; expected one of: {KINDS}")
+
+
+def rank_documents(
+    documents: Iterable[SearchDocument | AnalyzedDocument],
+    query: str | Query,
+    kind: Kind,
+    *,
+    min_score: float = DEFAULT_MIN_SCORE,
+    limit: int | None = None,
+    match_mode: MatchMode = "fuzzy",
+) -> list[Ranked[SearchDocument]]:
+    """Rank documents of one *kind*; the live path and the index path both call this.
+
+    Pass AnalyzedDocuments (``analyze_document``) to reuse tokenization across queries;
+    plain SearchDocuments are analysed on the fly. Fields missing from a document (deep
+    content not read) simply do not match. Raises InvalidArgumentError for an unknown kind
+    or a document of another kind.
+    """
+    checked = _check_kind(kind)
+    analyzed: list[AnalyzedDocument] = []
+    for document in documents:
+        if document.kind != checked:
+            raise InvalidArgumentError(
+                f"document {document.id} is a {document.kind}, not a {checked}"
+            )
+        if isinstance(document, SearchDocument):
+            analyzed.append(analyze_document(document))
+        else:
+            analyzed.append(document)
+    ranked = rank_records(
+        analyzed,
+        query,
+        _ANALYZED_SPECS[checked],
+        min_score=min_score,
+        limit=limit,
+        match_mode=match_mode,
+    )
+    return [Ranked(item.record.document, item.score, item.matches) for item in ranked]
