@@ -1,0 +1,188 @@
+"""One HTTP session to OpenProject: auth header, retries with backoff, typed errors, counting."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+from collections import Counter
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from opindex.errors import ConfigError, OpenProjectError, UpstreamUnavailableError
+from opindex.openproject.credentials import ApiKeyCredential
+from opindex.openproject.error_mapping import error_from_response
+from opindex.openproject.retry import (
+    RETRYABLE_STATUSES,
+    RetryPolicy,
+    current_time,
+    server_requested_delay,
+)
+
+logger = logging.getLogger("opindex.openproject")
+
+JsonObject = dict[str, Any]
+Sleep = Callable[[float], Awaitable[None]]
+
+# Transient transport failures worth another attempt; anything else (bad URL scheme,
+# local protocol misuse) fails at once.
+_RETRYABLE_TRANSPORT_ERRORS: tuple[type[httpx.TransportError], ...] = (
+    httpx.TimeoutException,
+    httpx.NetworkError,
+    httpx.RemoteProtocolError,
+)
+
+_ACCEPT = "application/hal+json, application/json;q=0.9"
+
+
+class ApiSession:
+    """Sends GET requests to one OpenProject base URL with one credential.
+
+    Every request attempt (retries included) is counted in ``request_count`` and
+    ``requests_by_path``. The transport is injectable: it is the seam for tests.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        credential: ApiKeyCredential,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 30.0,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep | None = None,
+        clock: Callable[[], float] = current_time,
+        rand: Callable[[], float] = random.random,
+        user_agent: str = "opindex",
+    ) -> None:
+        self.base_url = normalize_base_url(base_url)
+        self._credential = credential
+        self.retry = retry or RetryPolicy()
+        self._sleep: Sleep = sleep or asyncio.sleep
+        self._clock = clock
+        self._rand = rand
+        self.request_count = 0
+        self.requests_by_path: Counter[str] = Counter()
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            transport=transport,
+            timeout=timeout,
+            headers={"Accept": _ACCEPT, "User-Agent": user_agent},
+            follow_redirects=False,
+        )
+
+    def __repr__(self) -> str:
+        return f"ApiSession(base_url={self.base_url!r}, credential={self._credential!r})"
+
+    async def aclose(self) -> None:
+        """Close the underlying connection pool."""
+        await self._client.aclose()
+
+    async def get_json(self, path: str, params: Mapping[str, str] | None = None) -> JsonObject:
+        """GET *path* (relative to the base URL) and return the JSON object it answered.
+
+        Retries 429/502/503/504 and transient network errors within the retry policy;
+        raises the typed ``OpenProjectError`` subclass otherwise.
+        """
+        waited = 0.0
+        attempt = 0
+        headers = {"Authorization": self._credential.authorization_header()}
+        while True:
+            attempt += 1
+            self.request_count += 1
+            self.requests_by_path[path] += 1
+            try:
+                response = await self._client.get(path, params=params, headers=headers)
+            except _RETRYABLE_TRANSPORT_ERRORS as exc:
+                delay = self.retry.backoff(attempt, self._rand)
+                if self._may_wait(attempt, waited, delay):
+                    self._log_retry(path, type(exc).__name__, attempt, delay)
+                    await self._sleep(delay)
+                    waited += delay
+                    continue
+                raise UpstreamUnavailableError(
+                    f"OpenProject at {self.base_url} could not be reached for GET {path} "
+                    f"after {attempt} attempt(s): {type(exc).__name__}"
+                ) from exc
+            except httpx.HTTPError as exc:
+                raise UpstreamUnavailableError(
+                    f"GET {path} to {self.base_url} failed: {type(exc).__name__}"
+                ) from exc
+
+            status = response.status_code
+            if status < 400:
+                return self._json_object(response, path)
+
+            body = _json_or_none(response)
+            if status in RETRYABLE_STATUSES:
+                hinted = server_requested_delay(response.headers, self._clock())
+                delay = hinted if hinted is not None else self.retry.backoff(attempt, self._rand)
+                if self._may_wait(attempt, waited, delay):
+                    self._log_retry(path, f"HTTP {status}", attempt, delay)
+                    await self._sleep(delay)
+                    waited += delay
+                    continue
+                raise error_from_response(status, body, method="GET", path=path, retry_after=hinted)
+            raise error_from_response(status, body, method="GET", path=path)
+
+    def _may_wait(self, attempt: int, waited: float, delay: float) -> bool:
+        policy = self.retry
+        return (
+            attempt < policy.max_attempts
+            and delay <= policy.max_delay
+            and waited + delay <= policy.max_total_wait
+        )
+
+    def _json_object(self, response: httpx.Response, path: str) -> JsonObject:
+        try:
+            data = response.json()
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            content_type = response.headers.get("content-type", "unknown")
+            raise OpenProjectError(
+                f"GET {path} answered {response.status_code} with a non-JSON body "
+                f"({content_type}); is {self.base_url} an OpenProject instance?",
+                status=response.status_code,
+            ) from exc
+        if not isinstance(data, dict):
+            raise OpenProjectError(
+                f"GET {path} answered a JSON {type(data).__name__}, expected an object",
+                status=response.status_code,
+            )
+        return data
+
+    def _log_retry(self, path: str, reason: str, attempt: int, delay: float) -> None:
+        logger.warning(
+            "OpenProject GET %s failed (%s) on attempt %d/%d; retrying in %.2fs",
+            path,
+            reason,
+            attempt,
+            self.retry.max_attempts,
+            delay,
+        )
+
+
+def normalize_base_url(base_url: str) -> str:
+    """Validate the instance URL and strip a trailing slash or ``/api/v3`` suffix."""
+    parts = urlsplit(base_url.strip())
+    if "@" in parts.netloc:
+        raise ConfigError("the OpenProject URL must not contain credentials; use the API key")
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"OpenProject URL must be http(s)://host[/path], got {base_url!r}")
+    if parts.query or parts.fragment:
+        raise ConfigError("the OpenProject URL must not contain a query or fragment")
+    path = parts.path.rstrip("/")
+    if path.endswith("/api/v3"):
+        path = path[: -len("/api/v3")]
+    netloc = parts.netloc
+    return f"{parts.scheme}://{netloc}{path}"
+
+
+def _json_or_none(response: httpx.Response) -> object:
+    try:
+        return response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None

@@ -1,0 +1,150 @@
+"""API models → Records: the one conversion shared by the live path and the syncer.
+
+Deep content passed as ``None`` means "not read": its field names are left out of the
+SearchDocument, so a scorer can tell "empty" (an empty tuple) from "unknown" (absent).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from opindex.openproject.hal import Ref
+from opindex.openproject.meeting_models import AgendaItem, Meeting
+from opindex.openproject.models import Activity, WikiPage, WorkPackage
+from opindex.records import AttributeValue, Record
+from opindex.search.document import FieldValue, SearchDocument
+
+Values = tuple[FieldValue, ...]
+
+
+def work_package_record(
+    wp: WorkPackage,
+    activities: Sequence[Activity] | None,
+    *,
+    status_closed: bool | None,
+) -> Record:
+    """A work package with its description and, if read, its comments.
+
+    Fields: ``subject``; deep ``description`` (absent when the response had none) and
+    ``comments`` (one value per activity with a non-empty comment, ref = activity id;
+    absent when *activities* is ``None``). *status_closed* comes from the status table
+    (``resolve_status_closed``); when ``None`` the embedded flag of *wp* is used.
+    """
+    fields: dict[str, Values] = {"subject": _text(wp.subject)}
+    if wp.description is not None:
+        fields["description"] = _text(wp.description)
+    if activities is not None:
+        fields["comments"] = tuple(
+            FieldValue(activity.comment, ref=activity.id)
+            for activity in sorted(activities, key=lambda a: a.id)
+            if activity.comment.strip()
+        )
+    closed = status_closed if status_closed is not None else wp.status_is_closed
+    attributes: dict[str, AttributeValue] = {
+        "status_id": _ref_id(wp.status),
+        "status_name": _ref_name(wp.status),
+        "is_closed": closed,
+        "type_id": _ref_id(wp.type),
+        "type_name": _ref_name(wp.type),
+        "assignee_id": _ref_id(wp.assignee),
+        "assignee_name": _ref_name(wp.assignee),
+        "author_id": _ref_id(wp.author),
+        "author_name": _ref_name(wp.author),
+        "created_at": _iso(wp.created_at),
+        "display_id": wp.display_id,
+    }
+    return Record(
+        document=SearchDocument(kind="work_package", id=wp.id, fields=fields),
+        title=wp.subject,
+        project_id=_ref_id(wp.project),
+        project_name=_ref_name(wp.project),
+        updated_at=wp.updated_at,
+        attributes=attributes,
+    )
+
+
+def wiki_page_record(page: WikiPage) -> Record:
+    """A wiki page: ``title`` and, when the server exposes it, ``text``."""
+    fields: dict[str, Values] = {"title": _text(page.title)}
+    if page.text is not None:
+        fields["text"] = _text(page.text)
+    return Record(
+        document=SearchDocument(kind="wiki_page", id=page.id, fields=fields),
+        title=page.title,
+        project_id=_ref_id(page.project),
+        project_name=_ref_name(page.project),
+        updated_at=page.updated_at,
+        attributes={"slug": page.slug},
+    )
+
+
+def meeting_record(meeting: Meeting, agenda_items: Sequence[AgendaItem] | None) -> Record:
+    """A meeting with, if read, its agenda items, their outcomes and its participants.
+
+    Shallow fields ``title``, ``location``, ``project`` (name), ``author`` (name). Deep:
+    ``agenda_title`` and ``agenda_notes`` (ref = agenda item id) and ``outcome_notes``
+    (ref = the agenda item the outcome belongs to) when *agenda_items* is given —
+    ``outcome_notes`` only if the outcomes were read; ``participants`` (names) when the
+    meeting carries its participant list.
+    """
+    fields: dict[str, Values] = {
+        "title": _text(meeting.title),
+        "location": _text(meeting.location),
+        "project": _text(_ref_name(meeting.project)),
+        "author": _text(_ref_name(meeting.author)),
+    }
+    if agenda_items is not None:
+        items = list(agenda_items)  # server order: sections, then position
+        fields["agenda_title"] = tuple(
+            FieldValue(item.title, ref=item.id) for item in items if item.title.strip()
+        )
+        fields["agenda_notes"] = tuple(
+            FieldValue(item.notes, ref=item.id)
+            for item in items
+            if item.notes is not None and item.notes.strip()
+        )
+        if not items or any(item.outcomes is not None for item in items):
+            fields["outcome_notes"] = tuple(
+                FieldValue(outcome.notes, ref=item.id)
+                for item in items
+                for outcome in sorted(item.outcomes or (), key=lambda o: o.id)
+                if outcome.notes.strip()
+            )
+    if meeting.participants is not None:
+        fields["participants"] = tuple(
+            FieldValue(person.name) for person in meeting.participants if person.name
+        )
+    attributes: dict[str, AttributeValue] = {
+        "start_time": _iso(meeting.start_time),
+        "location": meeting.location,
+        "state": meeting.state,
+        "author_id": _ref_id(meeting.author),
+        "author_name": _ref_name(meeting.author),
+    }
+    return Record(
+        document=SearchDocument(kind="meeting", id=meeting.id, fields=fields),
+        title=meeting.title,
+        project_id=_ref_id(meeting.project),
+        project_name=_ref_name(meeting.project),
+        updated_at=meeting.updated_at,
+        attributes=attributes,
+    )
+
+
+def _text(value: str | None) -> Values:
+    if value is None or not value.strip():
+        return ()
+    return (FieldValue(value),)
+
+
+def _ref_id(value: Ref | None) -> int | None:
+    return value.id if value is not None else None
+
+
+def _ref_name(value: Ref | None) -> str | None:
+    return value.name if value is not None else None
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment is not None else None
