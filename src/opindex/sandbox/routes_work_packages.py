@@ -1,0 +1,79 @@
+"""Routes for work packages (global and per project) and their activities."""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from opindex.sandbox.auth import authenticate
+from opindex.sandbox.hal_content import activity_resource, journal_versions, work_package_resource
+from opindex.sandbox.hal_core import API, hal_response, paginated_collection, unpaginated_collection
+from opindex.sandbox.query_params import apply_select, parse_paging, parse_select, parse_sort
+from opindex.sandbox.routes_core import find_project
+from opindex.sandbox.wp_query import DEFAULT_FILTERS_JSON, WP_SELECTABLE, WP_SORT_KEYS
+
+
+async def _list(request: Request, path: str, project_ref: str | None) -> Response:
+    state, user = authenticate(request)
+    project_id = None
+    if project_ref is not None:
+        project_id = state.store.visible_project(user, find_project(state.store, project_ref).id).id
+    params = request.query_params
+    offset, page_size = parse_paging(params, state.options.page_size_max)
+    select = parse_select(params.get("select"), WP_SELECTABLE)
+    sort = parse_sort(params.get("sortBy"), WP_SORT_KEYS, [("id", False)])
+    # No ``filters`` parameter at all means OpenProject's default: open work packages only.
+    filters_json = params.get("filters", DEFAULT_FILTERS_JSON)
+    found = state.wp_query.run(user, filters_json, sort, project_id)
+    page = found[(offset - 1) * page_size : offset * page_size]
+    query = {key: params[key] for key in ("filters", "sortBy", "select") if key in params}
+    body = paginated_collection(
+        path,
+        query,
+        [work_package_resource(state.store, wp) for wp in page],
+        total=len(found),
+        offset=offset,
+        page_size=page_size,
+    )
+    return hal_response(apply_select(body, select))
+
+
+async def work_packages(request: Request) -> Response:
+    return await _list(request, f"{API}/work_packages", None)
+
+
+async def project_work_packages(request: Request) -> Response:
+    ref = request.path_params["project_ref"]
+    return await _list(request, f"{API}/projects/{ref}/work_packages", ref)
+
+
+async def work_package_by_id(request: Request) -> Response:
+    state, user = authenticate(request)
+    work_package = state.store.visible_work_package(user, request.path_params["wp_id"])
+    return hal_response(work_package_resource(state.store, work_package))
+
+
+async def work_package_activities(request: Request) -> Response:
+    """Every journal entry of the work package, unpaginated; internal ones only for admins."""
+    state, user = authenticate(request)
+    work_package = state.store.visible_work_package(user, request.path_params["wp_id"])
+    versions = journal_versions(work_package)
+    shown = sorted(
+        (a for a in work_package.activities if user.admin or not a.internal),
+        key=lambda a: (a.created_at, a.id),
+    )
+    elements = [
+        activity_resource(state.store, work_package, activity, versions[activity.id])
+        for activity in shown
+    ]
+    path = f"{API}/work_packages/{work_package.id}/activities"
+    return hal_response(unpaginated_collection(path, elements))
+
+
+ROUTES = [
+    Route(f"{API}/work_packages", work_packages),
+    Route(f"{API}/work_packages/{{wp_id:int}}", work_package_by_id),
+    Route(f"{API}/work_packages/{{wp_id:int}}/activities", work_package_activities),
+    Route(f"{API}/projects/{{project_ref}}/work_packages", project_work_packages),
+]

@@ -1,0 +1,228 @@
+"""The live corpus the server answers from: lookups, visibility, and validated mutations."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from opindex.errors import CorpusError, NotFoundError
+from opindex.sandbox.corpus import (
+    RECORD_MODELS,
+    Corpus,
+    Meeting,
+    MutableKind,
+    Project,
+    Stamped,
+    Status,
+    User,
+    WikiPage,
+    WorkPackage,
+    WorkPackageType,
+)
+from opindex.sandbox.corpus_check import References, describe_validation_error
+
+
+def now_utc() -> datetime:
+    """The current time, truncated to milliseconds (the precision the API renders)."""
+    now = datetime.now(UTC)
+    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+
+
+class SandboxStore:
+    """Every record of the corpus by id. ``generation`` changes on every mutation."""
+
+    def __init__(self, corpus: Corpus) -> None:
+        self.api_keys: dict[str, int] = dict(corpus.api_keys)
+        self.users: dict[int, User] = {u.id: u for u in corpus.users}
+        self.projects: dict[int, Project] = {p.id: p for p in corpus.projects}
+        self.statuses: dict[int, Status] = {s.id: s for s in corpus.statuses}
+        self.types: dict[int, WorkPackageType] = {t.id: t for t in corpus.types}
+        self.work_packages: dict[int, WorkPackage] = {w.id: w for w in corpus.work_packages}
+        self.wiki_pages: dict[int, WikiPage] = {w.id: w for w in corpus.wiki_pages}
+        self.meetings: dict[int, Meeting] = {m.id: m for m in corpus.meetings}
+        self.generation = 0
+        self._visibility_cache: dict[tuple[int, int, bool], frozenset[int]] = {}
+
+    # --- identity and visibility ---------------------------------------------------------
+
+    def user_for_key(self, key: str) -> User | None:
+        """The user an API key belongs to, if the key is known."""
+        user_id = self.api_keys.get(key)
+        return None if user_id is None else self.users.get(user_id)
+
+    def _project_ids(self, user: User, *, for_content: bool) -> frozenset[int]:
+        cache_key = (self.generation, user.id, for_content)
+        cached = self._visibility_cache.get(cache_key)
+        if cached is not None:
+            return cached
+        visible = frozenset(
+            project.id
+            for project in self.projects.values()
+            if self._sees(user, project, for_content=for_content)
+        )
+        if len(self._visibility_cache) > 256:
+            self._visibility_cache.clear()
+        self._visibility_cache[cache_key] = visible
+        return visible
+
+    @staticmethod
+    def _sees(user: User, project: Project, *, for_content: bool) -> bool:
+        # Archived projects: only admins see the project itself; nobody sees its content.
+        if not project.active:
+            return user.admin and not for_content
+        return user.admin or project.public or user.id in project.members
+
+    def visible_projects(self, user: User) -> frozenset[int]:
+        """Projects *user* may list or fetch."""
+        return self._project_ids(user, for_content=False)
+
+    def content_projects(self, user: User) -> frozenset[int]:
+        """Projects whose work packages, wiki pages and meetings *user* may see."""
+        return self._project_ids(user, for_content=True)
+
+    def visible_work_package(self, user: User, work_package_id: int) -> WorkPackage:
+        """The work package, or ``NotFoundError`` if absent or invisible."""
+        work_package = self.work_packages.get(work_package_id)
+        if work_package is None or work_package.project not in self.content_projects(user):
+            raise not_found()
+        return work_package
+
+    def visible_wiki_page(self, user: User, page_id: int) -> WikiPage:
+        """The wiki page, or ``NotFoundError`` if absent or invisible."""
+        page = self.wiki_pages.get(page_id)
+        if page is None or page.project not in self.content_projects(user):
+            raise not_found()
+        return page
+
+    def visible_meeting(self, user: User, meeting_id: int) -> Meeting:
+        """The meeting, or ``NotFoundError`` if absent or invisible."""
+        meeting = self.meetings.get(meeting_id)
+        if meeting is None or meeting.project not in self.content_projects(user):
+            raise not_found()
+        return meeting
+
+    def visible_project(self, user: User, project_id: int) -> Project:
+        """The project, or ``NotFoundError`` if absent or invisible."""
+        project = self.projects.get(project_id)
+        if project is None or project.id not in self.visible_projects(user):
+            raise not_found()
+        return project
+
+    # --- mutations (the /_sandbox/mutate control endpoint) -------------------------------
+
+    def _table(self, kind: MutableKind) -> dict[int, Any]:
+        tables: dict[MutableKind, dict[int, Any]] = {
+            "work_packages": self.work_packages,
+            "wiki_pages": self.wiki_pages,
+            "meetings": self.meetings,
+            "projects": self.projects,
+        }
+        return tables[kind]
+
+    def upsert(self, kind: MutableKind, record: dict[str, Any]) -> Stamped:
+        """Create or replace one record; keys absent from *record* keep their old values.
+
+        ``updatedAt`` is stamped with the current time unless *record* carries one, and
+        ``lockVersion`` moves on by one. Raises ``CorpusError`` naming the problem.
+        """
+        record_id = record.get("id")
+        if not isinstance(record_id, int) or isinstance(record_id, bool):
+            raise CorpusError(f"{kind} record: field id must be an integer")
+        table = self._table(kind)
+        existing: Stamped | None = table.get(record_id)
+        stamp = now_utc().isoformat().replace("+00:00", "Z")
+        merged: dict[str, Any] = existing.to_corpus_json() if existing is not None else {}
+        merged.update(record)
+        if record.get("updatedAt") is None:
+            merged["updatedAt"] = stamp
+        if existing is None and record.get("createdAt") is None:
+            merged["createdAt"] = stamp
+        if existing is not None and "lockVersion" in merged and "lockVersion" not in record:
+            merged["lockVersion"] = int(merged["lockVersion"]) + 1
+        try:
+            parsed = RECORD_MODELS[kind].model_validate(merged)
+        except ValidationError as exc:
+            detail = describe_validation_error(exc, {})
+            raise CorpusError(f"{kind} id {record_id}: {detail.removeprefix('corpus: ')}") from exc
+        problems = self._reference_problems(kind, parsed)
+        if problems:
+            raise CorpusError(problems[0])
+        table[record_id] = parsed
+        self.generation += 1
+        return parsed
+
+    def delete(self, kind: MutableKind, record_id: int) -> None:
+        """Remove one record (a project takes its content with it); ``NotFoundError`` if absent."""
+        table = self._table(kind)
+        if record_id not in table:
+            raise NotFoundError(
+                f"{kind} id {record_id} does not exist", status=404, error_identifier="NotFound"
+            )
+        del table[record_id]
+        if kind == "projects":
+            for content in (self.work_packages, self.wiki_pages, self.meetings):
+                doomed = [key for key, value in content.items() if value.project == record_id]
+                for key in doomed:
+                    del content[key]
+        self.generation += 1
+
+    def _reference_problems(self, kind: MutableKind, record: Stamped) -> list[str]:
+        refs = References(
+            users=set(self.users),
+            projects=set(self.projects),
+            statuses=set(self.statuses),
+            types=set(self.types),
+        )
+        if isinstance(record, WorkPackage):
+            problems = refs.work_package_problems(record)
+            taken = {
+                activity.id
+                for other in self.work_packages.values()
+                if other.id != record.id
+                for activity in other.activities
+            }
+            problems += [
+                f"work_packages id {record.id}: activity id {a.id} belongs to another work package"
+                for a in record.activities
+                if a.id in taken
+            ]
+            return problems
+        if isinstance(record, WikiPage):
+            return refs.wiki_page_problems(record)
+        if isinstance(record, Meeting):
+            problems = refs.meeting_problems(record)
+            taken_items = {
+                item.id
+                for other in self.meetings.values()
+                if other.id != record.id
+                for item in other.agenda_items
+            }
+            problems += [
+                f"meetings id {record.id}: agenda item id {i.id} belongs to another meeting"
+                for i in record.agenda_items
+                if i.id in taken_items
+            ]
+            return problems
+        if isinstance(record, Project):
+            problems = refs.project_problems(record)
+            clash = [
+                p.id
+                for p in self.projects.values()
+                if p.identifier == record.identifier and p.id != record.id
+            ]
+            if clash:
+                problems.append(
+                    f"projects id {record.id}: identifier {record.identifier!r} is taken by "
+                    f"project {clash[0]}"
+                )
+            return problems
+        raise CorpusError(f"{kind}: records of this kind cannot be changed")
+
+
+def not_found() -> NotFoundError:
+    """The error OpenProject returns for a missing or invisible resource."""
+    return NotFoundError(
+        "The requested resource could not be found.", status=404, error_identifier="NotFound"
+    )

@@ -1,0 +1,208 @@
+"""Start the real ``opindex sandbox`` server in a subprocess and drive its control endpoints."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tests.support.corpus_builder import (
+    ADMIN_KEY,
+    CLOSED_STATUS,
+    IN_PROGRESS_STATUS,
+    MEMBER_KEY,
+    OPEN_STATUS,
+    OUTSIDER_KEY,
+    CorpusBuilder,
+)
+
+__all__ = [
+    "ADMIN_KEY",
+    "CLOSED_STATUS",
+    "IN_PROGRESS_STATUS",
+    "MEMBER_KEY",
+    "OPEN_STATUS",
+    "OUTSIDER_KEY",
+    "CorpusBuilder",
+    "SandboxHandle",
+    "SandboxStartError",
+    "running_sandbox",
+    "sandbox_command",
+]
+
+# Keyword options of ``running_sandbox`` -> command-line flags of ``opindex sandbox``.
+_VALUE_OPTIONS = {
+    "latency_ms": "--latency-ms",
+    "page_size_max": "--page-size-max",
+    "meetings_api": "--meetings-api",
+    "host": "--host",
+}
+_FLAG_OPTIONS = {"no_wiki_text": "--no-wiki-text", "wiki_list": "--wiki-list"}
+LISTENING_PREFIX = "sandbox listening on "
+
+
+class SandboxStartError(RuntimeError):
+    """The sandbox subprocess exited or stayed silent instead of listening (test setup)."""
+
+
+@dataclass
+class SandboxHandle:
+    """A running sandbox: its URL, its process, and helpers for the control endpoints."""
+
+    base_url: str
+    process: subprocess.Popen[str]
+    corpus_path: Path
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/v3"
+
+    def client(self, api_key: str | None = ADMIN_KEY, **kwargs: Any) -> httpx.Client:
+        """An httpx client for the API, authenticated with Basic ``apikey:<key>``."""
+        auth = httpx.BasicAuth("apikey", api_key) if api_key is not None else None
+        return httpx.Client(base_url=self.base_url, auth=auth, **kwargs)
+
+    def get(
+        self, path: str, api_key: str | None = ADMIN_KEY, params: dict[str, Any] | None = None
+    ) -> httpx.Response:
+        """One GET (path relative to the server root, e.g. ``/api/v3/work_packages``)."""
+        with self.client(api_key) as client:
+            return client.get(path, params=params)
+
+    def _control(self, method: str, path: str, body: Any = None) -> dict[str, Any]:
+        response = httpx.request(method, f"{self.base_url}{path}", json=body, timeout=10)
+        if response.status_code >= 400:
+            raise AssertionError(f"{method} {path} -> {response.status_code}: {response.text}")
+        result: dict[str, Any] = response.json()
+        return result
+
+    def stats(self) -> dict[str, Any]:
+        """``{"requests": N, "by_path": {literal path: count}}`` of /api/v3 requests."""
+        return self._control("GET", "/_sandbox/stats")
+
+    def reset_stats(self) -> None:
+        self._control("POST", "/_sandbox/stats/reset")
+
+    def fault(
+        self,
+        path_prefix: str,
+        status: int | None = None,
+        count: int = 1,
+        retry_after: int | None = None,
+        hang: float | None = None,
+    ) -> None:
+        """Make the next *count* requests under *path_prefix* hang and/or fail."""
+        body: dict[str, Any] = {"path_prefix": path_prefix, "count": count}
+        if status is not None:
+            body["status"] = status
+        if retry_after is not None:
+            body["retry_after"] = retry_after
+        if hang is not None:
+            body["hang"] = hang
+        self._control("POST", "/_sandbox/faults", body)
+
+    def clear_faults(self) -> None:
+        self._control("DELETE", "/_sandbox/faults")
+
+    def mutate(self, op: str, kind: str, record: dict[str, Any]) -> dict[str, Any]:
+        """Upsert or delete a record of the live corpus; returns the control response."""
+        return self._control("POST", "/_sandbox/mutate", {"op": op, "kind": kind, "record": record})
+
+    def terminate(self, timeout: float = 10.0) -> int:
+        """SIGTERM, then wait; returns the exit code."""
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=timeout)
+
+    def kill(self) -> None:
+        """SIGKILL: the server disappears mid-flight."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(timeout=10)
+
+
+def sandbox_command(corpus_path: Path, **options: Any) -> list[str]:
+    """The argv that starts ``opindex sandbox`` on a free port with *options*."""
+    argv = [sys.executable, "-m", "opindex", "sandbox", "--corpus", str(corpus_path)]
+    argv += ["--port", str(options.pop("port", 0))]
+    for name, value in options.items():
+        if name in _VALUE_OPTIONS:
+            if value is not None:
+                argv += [_VALUE_OPTIONS[name], str(value)]
+        elif name in _FLAG_OPTIONS:
+            if value:
+                argv.append(_FLAG_OPTIONS[name])
+        else:
+            raise TypeError(f"unknown sandbox option {name!r}")
+    return argv
+
+
+def _read_listening_line(process: subprocess.Popen[str], timeout: float) -> str:
+    assert process.stdout is not None
+    ready, _, _ = select.select([process.stdout], [], [], timeout)
+    if not ready:
+        raise SandboxStartError(f"the sandbox printed nothing within {timeout} s")
+    line = process.stdout.readline().strip()
+    if not line.startswith(LISTENING_PREFIX):
+        raise SandboxStartError(f"unexpected first line from the sandbox: {line!r}")
+    return line.removeprefix(LISTENING_PREFIX)
+
+
+@contextmanager
+def running_sandbox(
+    corpus: dict[str, Any] | Path, *, startup_timeout: float = 60.0, **options: Any
+) -> Iterator[SandboxHandle]:
+    """Run ``opindex sandbox`` on a free port for the duration of the block.
+
+    *corpus* is a corpus dict (written to a temporary file) or a corpus file path.
+    *options*: ``latency_ms``, ``page_size_max``, ``no_wiki_text``, ``wiki_list``,
+    ``meetings_api``, ``host``. The server is terminated (then killed) on exit.
+    """
+    workdir = Path(tempfile.mkdtemp(prefix="opindex-sandbox-"))
+    if isinstance(corpus, Path):
+        corpus_path = corpus
+    else:
+        corpus_path = workdir / "corpus.json"
+        corpus_path.write_text(json.dumps(corpus), encoding="utf-8")
+    stderr_path = workdir / "stderr.txt"
+    with stderr_path.open("w", encoding="utf-8") as stderr:
+        process = subprocess.Popen(
+            sandbox_command(corpus_path, **options),
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        )
+    handle: SandboxHandle | None = None
+    try:
+        try:
+            url = _read_listening_line(process, startup_timeout)
+        except SandboxStartError as exc:
+            process.kill()
+            process.wait(timeout=10)
+            detail = stderr_path.read_text(encoding="utf-8").strip()
+            raise SandboxStartError(f"{exc}; exit code {process.returncode}; {detail}") from None
+        handle = SandboxHandle(base_url=url, process=process, corpus_path=corpus_path)
+        yield handle
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
+        if process.stdout is not None:
+            process.stdout.close()
+        shutil.rmtree(workdir, ignore_errors=True)
