@@ -68,7 +68,8 @@ class PagedQuery(Generic[T]):
         request_size = self.page_size
         while True:
             params = dict(self.params)
-            params["offset"] = str(number)
+            if request_size is not None or number > 1:
+                params["offset"] = str(number)
             if request_size is not None:
                 params["pageSize"] = str(request_size)
             data = await self._fetch(self.path, params)
