@@ -1,0 +1,61 @@
+"""The small interface every index backend offers (local Tantivy today, a cluster later)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Protocol
+
+from opindex.index.filters import IndexFilters
+from opindex.index.retrieval import CandidateList
+from opindex.records import Record
+from opindex.search.query import Query
+
+
+@dataclass(frozen=True, slots=True)
+class CommitInfo:
+    """What a commit made durable; the state DB records it beside the sync cursor.
+
+    ``opstamp`` grows with every commit of one generation; a rebuild starts a new
+    generation, so (generation, opstamp) identifies an index state.
+    """
+
+    generation: str
+    opstamp: int
+    documents: int
+
+
+@dataclass(frozen=True, slots=True)
+class IndexStats:
+    """Size and content of a tenant index."""
+
+    generation: str
+    schema_version: int
+    opstamp: int
+    documents: int
+    documents_per_kind: Mapping[str, int]
+    bytes_on_disk: int
+    segments: int
+
+
+class IndexBackend(Protocol):
+    """Storage and candidate retrieval for one tenant.
+
+    Writes become visible to candidates()/get() after commit(). candidates() returns a
+    superset of the records the scorer accepts (see opindex.index.retrieval), capped at
+    *limit*, and says in the returned CandidateList whether the cap cut anything.
+    """
+
+    def upsert(self, records: Iterable[Record]) -> int: ...
+
+    def delete(self, kind: str, ids: Iterable[int]) -> int: ...
+
+    def commit(self) -> CommitInfo: ...
+
+    def candidates(
+        self, query: Query, kind: str, filters: IndexFilters, limit: int
+    ) -> CandidateList: ...
+
+    def get(self, kind: str, record_id: int) -> Record | None: ...
+
+    def stats(self) -> IndexStats: ...

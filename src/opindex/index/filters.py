@@ -1,0 +1,104 @@
+"""Record filters (kind, project, status, type, assignee, updated) as Tantivy queries."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+import tantivy
+
+from opindex.errors import InvalidArgumentError
+from opindex.index import schema as s
+from opindex.index.record_codec import updated_timestamp
+from opindex.search.document import KINDS
+
+StatusFilter = Literal["open", "closed"] | tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IndexFilters:
+    """Restrictions on candidates; None means "no restriction".
+
+    ``status``: "open" / "closed" (by the work package's is_closed flag) or status ids.
+    ``assignee_ids`` may contain None, meaning "unassigned".
+    A record lacking an attribute never matches a filter on it (e.g. a wiki page never
+    matches a status filter).
+    """
+
+    project_ids: tuple[int, ...] | None = None
+    status: StatusFilter | None = None
+    type_ids: tuple[int, ...] | None = None
+    assignee_ids: tuple[int | None, ...] | None = None
+    updated_after: datetime | None = None
+    updated_before: datetime | None = None
+
+
+NO_FILTERS = IndexFilters()
+
+
+def _const(query: tantivy.Query) -> tantivy.Query:
+    """A filter clause that adds nothing to the score."""
+    return tantivy.Query.const_score_query(query, 0.0)
+
+
+def _any_int(schema: tantivy.Schema, field: str, values: tuple[int, ...]) -> tantivy.Query:
+    return tantivy.Query.term_set_query(schema, field, list(values))
+
+
+def kind_query(schema: tantivy.Schema, kind: str) -> tantivy.Query:
+    """All records of *kind*."""
+    if kind not in KINDS:
+        raise InvalidArgumentError(f"unknown record kind {kind!r}; use one of {KINDS}")
+    return tantivy.Query.term_query(schema, s.KIND, kind)
+
+
+def filter_clauses(schema: tantivy.Schema, kind: str, filters: IndexFilters) -> list[tantivy.Query]:
+    """Zero-score MUST clauses restricting a search to *kind* and *filters*."""
+    clauses = [_const(kind_query(schema, kind))]
+    if filters.project_ids is not None:
+        clauses.append(_const(_any_int(schema, s.PROJECT_ID, filters.project_ids)))
+    if filters.status is not None:
+        clauses.append(_const(_status_query(schema, filters.status)))
+    if filters.type_ids is not None:
+        clauses.append(_const(_any_int(schema, s.TYPE_ID, filters.type_ids)))
+    if filters.assignee_ids is not None:
+        clauses.append(_const(_assignee_query(schema, filters.assignee_ids)))
+    if filters.updated_after is not None or filters.updated_before is not None:
+        clauses.append(_const(_updated_query(schema, filters)))
+    return clauses
+
+
+def _status_query(schema: tantivy.Schema, status: StatusFilter) -> tantivy.Query:
+    if status == "open" or status == "closed":
+        return tantivy.Query.term_query(schema, s.IS_CLOSED, status == "closed")
+    if isinstance(status, tuple):
+        return _any_int(schema, s.STATUS_ID, status)
+    raise InvalidArgumentError(f"status filter must be 'open', 'closed' or ids, not {status!r}")
+
+
+def _assignee_query(schema: tantivy.Schema, ids: tuple[int | None, ...]) -> tantivy.Query:
+    concrete = tuple(i for i in ids if i is not None)
+    parts: list[tuple[tantivy.Occur, tantivy.Query]] = []
+    if concrete:
+        parts.append((tantivy.Occur.Should, _any_int(schema, s.ASSIGNEE_ID, concrete)))
+    if len(concrete) < len(ids):
+        unassigned = tantivy.Query.boolean_query(
+            [
+                (tantivy.Occur.Must, tantivy.Query.all_query()),
+                (tantivy.Occur.MustNot, tantivy.Query.exists_query(s.ASSIGNEE_ID)),
+            ]
+        )
+        parts.append((tantivy.Occur.Should, unassigned))
+    if not parts:
+        return tantivy.Query.empty_query()
+    return tantivy.Query.boolean_query(parts)
+
+
+def _updated_query(schema: tantivy.Schema, filters: IndexFilters) -> tantivy.Query:
+    # Unknown update times are stored as 0; a lower bound of 1 keeps them out.
+    lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
+    upper = updated_timestamp(filters.updated_before) if filters.updated_before else None
+    return tantivy.Query.range_query(
+        schema, s.UPDATED_TS, tantivy.FieldType.Integer, lower_bound=lower, upper_bound=upper
+    )

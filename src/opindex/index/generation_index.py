@@ -1,0 +1,138 @@
+"""One opened generation: its Tantivy index, reload tracking and the vocabulary cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import tantivy
+
+from opindex.errors import IndexUnavailableError
+from opindex.index import schema as s
+from opindex.index.vocabulary import Vocabulary
+
+META_FILE = "meta.json"
+
+
+@contextmanager
+def tantivy_errors(path: Path, action: str) -> Iterator[None]:
+    """Turn Tantivy failures (errors and Rust panics) into IndexUnavailableError."""
+    try:
+        yield
+    except (ValueError, OSError) as exc:
+        raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
+    except BaseException as exc:
+        # A corrupt file can make Tantivy panic; pyo3 raises PanicException, which
+        # derives from BaseException and has no importable name.
+        if type(exc).__name__ != "PanicException":
+            raise
+        raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
+
+
+def hit_count(result: tantivy.SearchResult) -> int:
+    """The number of matching documents of a search run with count=True."""
+    count = result.count  # type: ignore[attr-defined]  # missing from the 0.27 stubs
+    return int(count) if count is not None else 0
+
+
+def _meta_stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = os.stat(path / META_FILE)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A searcher and the reload count it belongs to."""
+
+    generation: GenerationIndex
+    searcher: tantivy.Searcher
+    reload_count: int
+
+    def vocabulary(self) -> Vocabulary:
+        """The vocabulary of the ``all`` field as this searcher sees it."""
+        return self.generation.vocabulary_for(self)
+
+
+class GenerationIndex:
+    """The Tantivy index of one generation directory, opened for reading."""
+
+    def __init__(self, name: str, path: Path) -> None:
+        self.name = name
+        self.path = path
+        s.check_version(path)
+        if not tantivy.Index.exists(str(path)):
+            raise IndexUnavailableError(f"index at {path}: no Tantivy index files")
+        with tantivy_errors(path, "open"):
+            self.index = tantivy.Index.open(str(path))
+            self.index.config_reader(reload_policy="manual")
+        self.schema = self.index.schema
+        self._lock = threading.Lock()
+        self._stamp = _meta_stamp(path)
+        self._reload_count = 0
+        self._vocabulary: tuple[int, Vocabulary] | None = None
+
+    @classmethod
+    def create(cls, name: str, path: Path) -> GenerationIndex:
+        """Create an empty index in the (empty) directory *path* and open it."""
+        path.mkdir(parents=True, exist_ok=True)
+        with tantivy_errors(path, "create"):
+            tantivy.Index(s.build_schema(), path=str(path), reuse=False)
+        s.write_version(path)
+        return cls(name, path)
+
+    def refresh(self, force: bool = False) -> None:
+        """Reload the searcher if a commit happened since the last look (cheap stat)."""
+        stamp = _meta_stamp(self.path)
+        if stamp is None:
+            raise IndexUnavailableError(f"index at {self.path}: {META_FILE} is missing")
+        with self._lock:
+            if stamp == self._stamp and not force:
+                return
+            with tantivy_errors(self.path, "reload"):
+                self.index.reload()
+            self._stamp = stamp
+            self._reload_count += 1
+            self._vocabulary = None
+
+    def snapshot(self) -> Snapshot:
+        """The current searcher."""
+        with self._lock, tantivy_errors(self.path, "open a searcher"):
+            return Snapshot(self, self.index.searcher(), self._reload_count)
+
+    def vocabulary_for(self, snapshot: Snapshot) -> Vocabulary:
+        """The vocabulary matching *snapshot*, built once per reload."""
+        with self._lock:
+            cached = self._vocabulary
+            if cached is not None and cached[0] == snapshot.reload_count:
+                return cached[1]
+        with tantivy_errors(self.path, "read the term dictionary"):
+            terms = snapshot.searcher.terms_with_prefix(s.ALL, "")
+        vocabulary = Vocabulary(term for term, _ in terms)
+        with self._lock:
+            if snapshot.reload_count == self._reload_count:
+                self._vocabulary = (snapshot.reload_count, vocabulary)
+        return vocabulary
+
+    def opstamp(self) -> int:
+        """The opstamp of the last commit, read from meta.json."""
+        try:
+            meta = json.loads((self.path / META_FILE).read_text(encoding="utf-8"))
+            return int(meta.get("opstamp", 0))
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise IndexUnavailableError(f"index at {self.path}: unreadable meta.json") from exc
+
+    def bytes_on_disk(self) -> int:
+        """Total size of the files of this generation."""
+        total = 0
+        for entry in os.scandir(self.path):
+            if entry.is_file(follow_symlinks=False):
+                total += entry.stat().st_size
+        return total

@@ -1,0 +1,140 @@
+"""Records in and out of the index: stored JSON, token streams and filter values."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, TypeGuard
+
+import tantivy
+
+from opindex.errors import IndexUnavailableError, InvalidArgumentError
+from opindex.index import schema as s
+from opindex.records import AttributeValue, Record
+from opindex.search.document import KINDS, FieldValue, Kind, SearchDocument
+from opindex.search.tokenize import token_texts
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+def record_key(kind: str, record_id: int) -> str:
+    """The unique key of a record inside a tenant index."""
+    return f"{kind}:{record_id}"
+
+
+def index_tokens(text: str) -> list[str]:
+    """The tokens of *text* as indexed: our tokenizer, each token cut to MAX_TOKEN_CHARS."""
+    return [t if len(t) <= s.MAX_TOKEN_CHARS else t[: s.MAX_TOKEN_CHARS] for t in token_texts(text)]
+
+
+def updated_timestamp(value: datetime | None) -> int:
+    """Microseconds since the epoch (naive datetimes are taken as UTC); 0 when unknown."""
+    if value is None:
+        return 0
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    delta = value - _EPOCH
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def validate(record: Record) -> None:
+    """Raise InvalidArgumentError if *record* cannot be indexed faithfully."""
+    doc = record.document
+    if doc.kind not in KINDS:
+        raise InvalidArgumentError(f"record {doc.id}: unknown kind {doc.kind!r}")
+    if not isinstance(doc.id, int) or isinstance(doc.id, bool):
+        raise InvalidArgumentError(f"{doc.kind} record id must be an int, got {doc.id!r}")
+    allowed = s.KIND_FIELDS[doc.kind]
+    for name in doc.fields:
+        if name not in allowed:
+            raise InvalidArgumentError(
+                f"{doc.kind} {doc.id}: field {name!r} is not indexed for this kind "
+                f"(indexed fields: {', '.join(allowed)})"
+            )
+
+
+def to_tantivy(record: Record) -> tantivy.Document:
+    """The Tantivy document of *record* (call validate() first)."""
+    doc = record.document
+    out = tantivy.Document()
+    out.add_text(s.KEY, record_key(doc.kind, doc.id))
+    out.add_text(s.KIND, doc.kind)
+    out.add_integer(s.ID, doc.id)
+    every_token: list[str] = []
+    for name, values in doc.fields.items():
+        tokens: list[str] = []
+        for value in values:
+            tokens.extend(index_tokens(value.text))
+        if tokens:
+            out.add_text(s.text_field_name(name), " ".join(tokens))
+            every_token.extend(tokens)
+    if every_token:
+        out.add_text(s.ALL, " ".join(every_token))
+    out.add_bytes(s.RECORD, encode(record))
+    _add_filters(out, record)
+    return out
+
+
+def _add_filters(out: tantivy.Document, record: Record) -> None:
+    if _is_int(record.project_id):
+        out.add_integer(s.PROJECT_ID, record.project_id)
+    attributes = record.attributes
+    for name in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID):
+        value = attributes.get(name)
+        if _is_int(value):
+            out.add_integer(name, value)
+    closed = attributes.get(s.IS_CLOSED)
+    if isinstance(closed, bool):
+        out.add_boolean(s.IS_CLOSED, closed)
+    out.add_integer(s.UPDATED_TS, updated_timestamp(record.updated_at))
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def encode(record: Record) -> bytes:
+    """The stored JSON form of *record*."""
+    doc = record.document
+    payload: dict[str, Any] = {
+        "kind": doc.kind,
+        "id": doc.id,
+        "fields": {name: [[v.text, v.ref] for v in values] for name, values in doc.fields.items()},
+        "title": record.title,
+        "project_id": record.project_id,
+        "project_name": record.project_name,
+        "updated_at": record.updated_at.isoformat() if record.updated_at else None,
+        "attributes": dict(record.attributes),
+    }
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def decode(data: bytes) -> Record:
+    """The Record stored as *data*; IndexUnavailableError if it is not one."""
+    try:
+        payload = json.loads(data)
+        kind = _kind(payload["kind"])
+        fields: dict[str, tuple[FieldValue, ...]] = {
+            name: tuple(FieldValue(text, ref) for text, ref in values)
+            for name, values in payload["fields"].items()
+        }
+        updated = payload["updated_at"]
+        attributes: Mapping[str, AttributeValue] = payload["attributes"]
+        return Record(
+            document=SearchDocument(kind=kind, id=int(payload["id"]), fields=fields),
+            title=payload["title"],
+            project_id=payload["project_id"],
+            project_name=payload["project_name"],
+            updated_at=datetime.fromisoformat(updated) if updated else None,
+            attributes=attributes,
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise IndexUnavailableError(f"stored record is malformed: {exc}") from exc
+
+
+def _kind(value: object) -> Kind:
+    for kind in KINDS:
+        if value == kind:
+            return kind
+    raise ValueError(f"unknown kind {value!r}")

@@ -1,0 +1,137 @@
+"""The Tantivy schema of a tenant index, its version marker, and the field names per kind."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Final
+
+import tantivy
+
+from opindex.errors import IndexNeedsRebuildError, IndexUnavailableError
+from opindex.search.document import KINDS, Kind
+from opindex.search.fields import FIELD_SPECS, field_names
+
+# Bump whenever the schema, the token stream or the stored record format changes: an index
+# written under another version is reported as "needs rebuild" and never read.
+SCHEMA_VERSION: Final = 1
+VERSION_FILE: Final = "opindex-index.json"
+
+# Searchable fields per kind: the scorer's field specs are the one source. The list is
+# recorded beside the index, so a field added to the specs makes old indexes "needs rebuild".
+KIND_FIELDS: Final[dict[Kind, tuple[str, ...]]] = {kind: field_names(kind) for kind in KINDS}
+# The heaviest field of a kind (it names the record): exact matches there rank candidates
+# higher.
+PRIMARY_FIELD: Final[dict[Kind, str]] = {
+    kind: max(FIELD_SPECS[kind], key=lambda spec: spec.weight).name for kind in KINDS
+}
+
+# Tantivy fields. Text fields holding our tokens use the built-in "whitespace" tokenizer,
+# which splits on ASCII whitespace and changes nothing else (proven by tests/index parity
+# tests); our tokens never contain whitespace.
+KEY: Final = "key"  # "kind:id", raw: the unique delete/upsert term
+KIND: Final = "kind"
+ID: Final = "id"  # i64: deletes by a u64 term silently do nothing
+ALL: Final = "all"  # every token of every field: one term dictionary for retrieval
+RECORD: Final = "record"  # stored JSON of the Record
+PROJECT_ID: Final = "project_id"
+STATUS_ID: Final = "status_id"
+IS_CLOSED: Final = "is_closed"
+TYPE_ID: Final = "type_id"
+ASSIGNEE_ID: Final = "assignee_id"
+UPDATED_TS: Final = "updated_ts"  # microseconds since the epoch (UTC); 0 when unknown
+TOKEN_TOKENIZER: Final = "whitespace"
+
+INTEGER_FILTER_FIELDS: Final = (PROJECT_ID, STATUS_ID, TYPE_ID, ASSIGNEE_ID)
+
+# Tantivy silently drops terms longer than 65,530 bytes; 16,000 characters are at most
+# 64,000 bytes in UTF-8, so a token cut to this length is always indexed.
+MAX_TOKEN_CHARS: Final = 16_000
+
+
+def text_field_name(field: str) -> str:
+    """The Tantivy field holding the tokens of a SearchDocument field."""
+    return f"f_{field}"
+
+
+def searchable_fields() -> tuple[str, ...]:
+    """Every SearchDocument field name of every kind, each once, in a stable order."""
+    names: list[str] = []
+    for fields in KIND_FIELDS.values():
+        names.extend(name for name in fields if name not in names)
+    return tuple(names)
+
+
+def build_schema() -> tantivy.Schema:
+    """The schema of schema version SCHEMA_VERSION."""
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field(KEY, stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_text_field(KIND, stored=False, tokenizer_name="raw", index_option="basic")
+    builder.add_integer_field(ID, stored=False, indexed=True, fast=True)
+    for name in searchable_fields():
+        builder.add_text_field(
+            text_field_name(name), tokenizer_name=TOKEN_TOKENIZER, index_option="freq"
+        )
+    builder.add_text_field(ALL, tokenizer_name=TOKEN_TOKENIZER, index_option="freq")
+    builder.add_bytes_field(RECORD, stored=True, indexed=False)
+    for name in INTEGER_FILTER_FIELDS:
+        builder.add_integer_field(name, indexed=True, fast=True)
+    builder.add_boolean_field(IS_CLOSED, indexed=True, fast=True)
+    builder.add_integer_field(UPDATED_TS, indexed=True, fast=True)
+    return builder.build()
+
+
+def _marker() -> dict[str, object]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "fields": {kind: list(names) for kind, names in KIND_FIELDS.items()},
+    }
+
+
+def write_version(path: Path) -> None:
+    """Mark the index at *path* as written under SCHEMA_VERSION and the current fields."""
+    marker = path / VERSION_FILE
+    tmp = marker.with_suffix(".tmp")
+    tmp.write_text(json.dumps(_marker()), encoding="utf-8")
+    tmp.replace(marker)
+
+
+def _read_marker(path: Path) -> dict[str, object]:
+    marker = path / VERSION_FILE
+    try:
+        data = json.loads(marker.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise IndexUnavailableError(f"index at {path} has no {VERSION_FILE}") from exc
+    except (OSError, ValueError) as exc:
+        raise IndexUnavailableError(f"index at {path}: unreadable {VERSION_FILE}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("schema_version"), int):
+        raise IndexUnavailableError(f"index at {path}: {VERSION_FILE} has no schema_version")
+    return data
+
+
+def read_version(path: Path) -> int:
+    """The schema version recorded beside the index at *path*.
+
+    Raises IndexUnavailableError when the marker is missing or unreadable.
+    """
+    version = _read_marker(path)["schema_version"]
+    assert isinstance(version, int)
+    return version
+
+
+def check_version(path: Path) -> None:
+    """Raise IndexNeedsRebuildError unless the index at *path* matches this schema."""
+    data = _read_marker(path)
+    version = data["schema_version"]
+    assert isinstance(version, int)
+    if version != SCHEMA_VERSION:
+        raise IndexNeedsRebuildError(
+            f"index at {path} has schema version {version}, this opindex reads version "
+            f"{SCHEMA_VERSION}: the index needs a rebuild",
+            found_version=version,
+        )
+    if data.get("fields") != _marker()["fields"]:
+        raise IndexNeedsRebuildError(
+            f"index at {path} was built for other searchable fields: the index needs a rebuild",
+            found_version=version,
+        )

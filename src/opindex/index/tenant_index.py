@@ -1,0 +1,343 @@
+"""TenantIndex: one tenant's Tantivy index: writer ownership, reads, candidate retrieval."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from pathlib import Path
+from types import TracebackType
+from typing import Final
+
+import tantivy
+
+from opindex.errors import IndexUnavailableError, InvalidArgumentError, SyncInProgressError
+from opindex.index import record_codec
+from opindex.index import schema as s
+from opindex.index.backend import CommitInfo, IndexStats
+from opindex.index.filters import NO_FILTERS, IndexFilters, filter_clauses, kind_query
+from opindex.index.generation_index import (
+    GenerationIndex,
+    Snapshot,
+    hit_count,
+    tantivy_errors,
+)
+from opindex.index.generations import IndexDirectory
+from opindex.index.retrieval import (
+    CandidateList,
+    containment_needle,
+    containment_query,
+    fuzzy_query,
+    run_ranked,
+    run_recent,
+    run_scan,
+)
+from opindex.index.vocabulary import Vocabulary
+from opindex.records import Record
+from opindex.search.document import KINDS
+from opindex.search.query import Query
+
+# One indexing thread with a modest heap: a sync is bounded by the API, not by Tantivy,
+# and a server process holds no writer at all between syncs.
+WRITER_HEAP_BYTES: Final = 32_000_000
+DEFAULT_CANDIDATE_LIMIT: Final = 500
+SCAN_BUDGET: Final = 20_000
+
+
+class TenantIndex:
+    """The index of one tenant.
+
+    By default it follows the directory's CURRENT pointer: every read first checks (two
+    stat calls) whether a rebuild published a new generation or a commit (from this or
+    another process) changed the live one, and reloads if so. Pass *generation* to pin
+    one generation instead (a rebuild writing a fresh generation).
+
+    Writes open the Tantivy writer lazily; commit() and rollback() release it, so a
+    reader never holds the writer lock. A second writer on the same index (this or
+    another process) raises SyncInProgressError.
+    """
+
+    def __init__(self, root: Path | IndexDirectory, *, generation: str | None = None) -> None:
+        self.directory = root if isinstance(root, IndexDirectory) else IndexDirectory(root)
+        self._pinned = generation
+        self._lock = threading.RLock()
+        self._live: GenerationIndex | None = None
+        self._pointer_stamp: tuple[int, int, int] | None = None
+        self._writer: tantivy.IndexWriter | None = None
+        self._writer_generation: GenerationIndex | None = None
+
+    # --- lifecycle --------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, root: Path | IndexDirectory) -> TenantIndex:
+        """Open the tenant index at *root*, creating and publishing an empty one if none."""
+        directory = root if isinstance(root, IndexDirectory) else IndexDirectory(root)
+        if directory.current() is None:
+            name = directory.new_generation()
+            GenerationIndex.create(name, directory.generation_path(name))
+            directory.publish(name)
+        return cls(directory)
+
+    @classmethod
+    def create_generation(cls, root: Path | IndexDirectory) -> TenantIndex:
+        """A new, empty, unpublished generation pinned for writing (a rebuild).
+
+        Fill it, commit(), then publish() it; or discard() it on failure.
+        """
+        directory = root if isinstance(root, IndexDirectory) else IndexDirectory(root)
+        name = directory.new_generation()
+        GenerationIndex.create(name, directory.generation_path(name))
+        return cls(directory, generation=name)
+
+    @property
+    def generation(self) -> str:
+        """The name of the generation this index reads now."""
+        return self._generation().name
+
+    def publish(self) -> list[str]:
+        """Make this pinned generation the live one; removes older generations."""
+        with self._lock:
+            if self._pinned is None:
+                raise InvalidArgumentError("only a pinned (rebuild) generation can be published")
+            if self._writer is not None:
+                raise InvalidArgumentError("commit or roll back before publishing")
+            self.directory.publish(self._pinned)
+            self._pinned = None
+            self._pointer_stamp = None
+            return self.directory.cleanup()
+
+    def discard(self) -> None:
+        """Roll back and remove this pinned, unpublished generation."""
+        with self._lock:
+            if self._pinned is None:
+                raise InvalidArgumentError("only a pinned (rebuild) generation can be discarded")
+            self.close()
+            self.directory.discard(self._pinned)
+
+    def close(self) -> None:
+        """Drop uncommitted changes, release the writer lock and the open index."""
+        with self._lock:
+            self._release_writer(rollback=True)
+            self._live = None
+            self._pointer_stamp = None
+
+    def __enter__(self) -> TenantIndex:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _generation(self) -> GenerationIndex:
+        """The generation to read, reopened/reloaded if something changed on disk."""
+        with self._lock:
+            if self._pinned is not None:
+                name: str | None = self._pinned
+            else:
+                stamp = self.directory.pointer_stamp()
+                if self._live is not None and stamp == self._pointer_stamp:
+                    name = self._live.name
+                else:
+                    name = self.directory.current()
+                    if name is None:
+                        raise IndexUnavailableError(
+                            f"no index at {self.directory.root}: it was never built"
+                        )
+                    self._pointer_stamp = stamp
+            if self._live is None or self._live.name != name:
+                assert name is not None
+                self._live = GenerationIndex(name, self.directory.generation_path(name))
+            live = self._live
+        live.refresh()
+        return live
+
+    def reload(self) -> None:
+        """Make every commit visible now (reads also do this by themselves)."""
+        self._generation().refresh(force=True)
+
+    def _snapshot(self) -> Snapshot:
+        return self._generation().snapshot()
+
+    # --- writes -----------------------------------------------------------------------
+
+    def _open_writer(self) -> tantivy.IndexWriter:
+        with self._lock:
+            if self._writer is None:
+                generation = self._generation()
+                try:
+                    writer = generation.index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=1)
+                except ValueError as exc:
+                    if "LockBusy" in str(exc):
+                        raise SyncInProgressError(
+                            f"index generation {generation.name} at {self.directory.root} "
+                            "is being written by another sync or rebuild"
+                        ) from exc
+                    raise IndexUnavailableError(
+                        f"index at {generation.path}: cannot open a writer: {exc}"
+                    ) from exc
+                self._writer, self._writer_generation = writer, generation
+            return self._writer
+
+    def _release_writer(self, *, rollback: bool) -> None:
+        writer, self._writer = self._writer, None
+        generation, self._writer_generation = self._writer_generation, None
+        if writer is None or generation is None:
+            return
+        with tantivy_errors(generation.path, "release the writer"):
+            if rollback:
+                writer.rollback()
+            writer.wait_merging_threads()  # consumes the writer: frees the lock and heap
+
+    def upsert(self, records: Iterable[Record]) -> int:
+        """Add or replace records (by kind and id); visible after commit()."""
+        batch = list(records)
+        for record in batch:  # reject the whole batch before writing anything
+            record_codec.validate(record)
+        documents = [(record, record_codec.to_tantivy(record)) for record in batch]
+        with self._lock:
+            writer = self._open_writer()
+            assert self._writer_generation is not None
+            with tantivy_errors(self._writer_generation.path, "write"):
+                for record, document in documents:
+                    key = record_codec.record_key(record.document.kind, record.id)
+                    writer.delete_documents_by_term(s.KEY, key)
+                    writer.add_document(document)
+        return len(documents)
+
+    def delete(self, kind: str, ids: Iterable[int]) -> int:
+        """Delete records of *kind* by id (absent ids are ignored); visible after commit()."""
+        if kind not in KINDS:
+            raise InvalidArgumentError(f"unknown record kind {kind!r}; use one of {KINDS}")
+        keys = [record_codec.record_key(kind, int(i)) for i in ids]
+        with self._lock:
+            writer = self._open_writer()
+            assert self._writer_generation is not None
+            with tantivy_errors(self._writer_generation.path, "delete"):
+                for key in keys:
+                    writer.delete_documents_by_term(s.KEY, key)
+        return len(keys)
+
+    def commit(self) -> CommitInfo:
+        """Make pending writes durable and visible; releases the writer lock."""
+        with self._lock:
+            writer, generation = self._writer, self._writer_generation
+            if writer is not None and generation is not None:
+                with tantivy_errors(generation.path, "commit"):
+                    writer.commit()
+                self._release_writer(rollback=False)
+                generation.refresh(force=True)
+            else:
+                generation = self._generation()
+            return CommitInfo(
+                generation=generation.name,
+                opstamp=generation.opstamp(),
+                documents=generation.snapshot().searcher.num_docs,
+            )
+
+    def rollback(self) -> None:
+        """Drop pending writes; releases the writer lock."""
+        with self._lock:
+            self._release_writer(rollback=True)
+
+    # --- reads ------------------------------------------------------------------------
+
+    def _decode(self, searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Record:
+        stored = searcher.doc(address).get_first(s.RECORD)
+        if not isinstance(stored, bytes):
+            raise IndexUnavailableError("an indexed document has no stored record")
+        return record_codec.decode(stored)
+
+    def get(self, kind: str, record_id: int) -> Record | None:
+        """The stored record, None if absent."""
+        snap = self._snapshot()
+        key = record_codec.record_key(kind, record_id)
+        with tantivy_errors(snap.generation.path, "read"):
+            query = tantivy.Query.term_query(snap.generation.schema, s.KEY, key)
+            hits = snap.searcher.search(query, 1).hits
+            return self._decode(snap.searcher, hits[0][1]) if hits else None
+
+    def count(self, kind: str) -> int:
+        """Number of live records of *kind*."""
+        snap = self._snapshot()
+        with tantivy_errors(snap.generation.path, "count"):
+            query = kind_query(snap.generation.schema, kind)
+            return hit_count(snap.searcher.search(query, 1, count=True))
+
+    def all_ids(self, kind: str) -> list[int]:
+        """Ids of every live record of *kind*, ascending."""
+        snap = self._snapshot()
+        with tantivy_errors(snap.generation.path, "list ids"):
+            query = kind_query(snap.generation.schema, kind)
+            limit = max(1, snap.searcher.num_docs)
+            hits = snap.searcher.search(query, limit, count=False).hits
+            values = snap.searcher.fast_field_values(s.ID, [address for _, address in hits])
+        return sorted(int(v) for v in values if v is not None)
+
+    def doc_freq(self, kind: str, token: str) -> int:
+        """Number of live records of *kind* with the normalized *token* in any field."""
+        snap = self._snapshot()
+        schema = snap.generation.schema
+        with tantivy_errors(snap.generation.path, "count"):
+            query = tantivy.Query.boolean_query(
+                [
+                    (tantivy.Occur.Must, tantivy.Query.term_query(schema, s.ALL, token)),
+                    (tantivy.Occur.Must, kind_query(schema, kind)),
+                ]
+            )
+            return hit_count(snap.searcher.search(query, 1, count=True))
+
+    def vocabulary(self) -> Vocabulary:
+        """Every term of the index (all kinds, all fields)."""
+        return self._snapshot().vocabulary()
+
+    def candidates(
+        self,
+        query: Query,
+        kind: str,
+        filters: IndexFilters = NO_FILTERS,
+        limit: int = DEFAULT_CANDIDATE_LIMIT,
+    ) -> CandidateList:
+        """A superset of the records of *kind* the scorer could accept for *query*.
+
+        At most *limit* records; see CandidateList for what is reported when the cap
+        cuts. Fuzzy queries come back best first; containment (substring) queries most
+        recently updated first.
+        """
+        if limit < 1:
+            raise InvalidArgumentError(f"candidate limit must be at least 1, got {limit}")
+        snap = self._snapshot()
+        schema = snap.generation.schema
+        with tantivy_errors(snap.generation.path, "search"):
+            clauses = filter_clauses(schema, kind, filters)
+            if query.containment:
+                needle = containment_needle(query)
+                contained = containment_query(schema, snap.vocabulary, needle)
+                if contained is None:
+                    return run_scan(
+                        snap.searcher, needle, clauses, limit, SCAN_BUDGET, self._decode
+                    )
+                return run_recent(snap.searcher, contained, clauses, limit, self._decode)
+            fuzzy = fuzzy_query(schema, snap.vocabulary, query, kind)
+            if fuzzy is None:
+                return CandidateList()
+            return run_ranked(snap.searcher, fuzzy, clauses, limit, self._decode)
+
+    def stats(self) -> IndexStats:
+        """Documents per kind, bytes on disk, generation and opstamp."""
+        generation = self._generation()
+        per_kind: dict[str, int] = {kind: self.count(kind) for kind in KINDS}
+        with tantivy_errors(generation.path, "read stats"):
+            searcher = generation.snapshot().searcher
+            documents, segments = searcher.num_docs, searcher.num_segments
+        return IndexStats(
+            generation=generation.name,
+            schema_version=s.read_version(generation.path),
+            opstamp=generation.opstamp(),
+            documents=documents,
+            documents_per_kind=per_kind,
+            bytes_on_disk=generation.bytes_on_disk(),
+            segments=segments,
+        )
