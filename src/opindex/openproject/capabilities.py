@@ -77,8 +77,11 @@ async def _detect_meetings(client: OpenProjectClient) -> tuple[bool, bool | None
         raise
 
     if not page.elements:
-        agenda = await _probe_exists(client, f"{API}/meetings/schema")
-        return True, agenda, (None if agenda else False)
+        # Nothing to probe directly: the meetings schema only exists from 17.4 on (README
+        # §13). Its absence is not conclusive for every server, so that stays "unknown".
+        if await _probe_exists(client, f"{API}/meetings/schema"):
+            return True, True, None
+        return True, None, None
 
     saw_items = False
     for meeting in page.elements[:MEETINGS_TO_SCAN]:
