@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from opindex.search.analysis import AnalyzedText
 from opindex.search.query import Query, alternative_score, parse_query
+from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
 from opindex.search.tokenize import token_texts
 
 BASE_SCALE = 0.85
@@ -44,14 +51,44 @@ class ContainmentMatcher:
         return (min(position, len(text)),) if position >= 0 else ()
 
 
+def _lines_containing(text: str, needle: str) -> set[str]:
+    """The lines of newline-framed *text* that contain *needle* (found with str.find)."""
+    found: set[str] = set()
+    position = text.find(needle)
+    while position != -1:
+        start = text.rfind("\n", 0, position) + 1
+        end = text.find("\n", position)
+        found.add(text[start:end])
+        position = text.find(needle, end)
+    return found
+
+
+def _candidates(query_token: str, choices: list[str], vocabulary: str) -> set[str]:
+    """The tokens of *choices* that may score above zero against *query_token*.
+
+    A superset of the rule table's matches: every token containing the query token or
+    sharing its first SHARED_PREFIX_MIN characters contains that head (found by substring
+    search over *vocabulary*, the choices framed by newlines); rapidfuzz's batched,
+    cut-off edit distance covers the typo rule.
+    """
+    found = _lines_containing(vocabulary, query_token[:SHARED_PREFIX_MIN])
+    budget = edit_budget(query_token)
+    if budget:
+        near = process.extract(
+            query_token, choices, scorer=Levenshtein.distance, score_cutoff=budget, limit=None
+        )
+        found.update(choice for choice, _, _ in near)
+    return found
+
+
 class QueryMatcher:
     """Scores field values against one fuzzy query.
 
     It keeps, for the lifetime of one ranking call, the score vector (one entry per query
     alternative) of every distinct field token it has met, so each distinct token is
-    scored once per query however many values contain it. Per value the work is two set
-    operations in C (``distinct - seen`` and ``distinct & positive``) plus a Python loop
-    over the few tokens that matched something.
+    scored once per query however many values contain it. ``learn`` scores the whole
+    vocabulary of a batch of values at once; after that, a value costs one C-level set
+    intersection (``distinct & positive``) plus a loop over the few tokens that matched.
     """
 
     def __init__(self, query: Query) -> None:
@@ -62,40 +99,64 @@ class QueryMatcher:
             slots.append(tuple(range(position, position + len(term.alternatives))))
             position += len(term.alternatives)
         self._slots = slots
+        self._one_per_term = all(len(slot) == 1 for slot in slots)
+        self._zeros = [0.0] * len(slots)
         self._phrase = tuple(token_texts(query.text))
         self._seen: set[str] = set()
         self._positive: set[str] = set()
-        self._scores: dict[str, tuple[float, ...]] = {}
+        self._scores: dict[str, list[float]] = {}
 
-    def _learn(self, tokens: frozenset[str]) -> None:
-        alternatives = self._alternatives
-        for token in tokens:
-            vector = tuple(alternative_score(alt, token) for alt in alternatives)
-            if any(vector):
-                self._scores[token] = vector
-                self._positive.add(token)
+    def learn(self, values: Iterable[AnalyzedText]) -> None:
+        """Score, in one batch, every token of *values* not met before."""
+        vocabulary = set().union(*(value.distinct for value in values))
+        vocabulary -= self._seen
+        if vocabulary:
+            self._learn(vocabulary)
+
+    def _learn(self, tokens: AbstractSet[str]) -> None:
+        """Score tokens never seen before against every alternative.
+
+        A cheap filter picks the few tokens that can score above zero (they contain the
+        query token, share its first characters, or are within its edit budget); only those
+        go through the full rule table.
+        """
         self._seen.update(tokens)
+        choices = list(tokens)
+        vocabulary = "\n" + "\n".join(choices) + "\n"
+        for index, alternative in enumerate(self._alternatives):
+            for token in _candidates(alternative.token, choices, vocabulary):
+                score = alternative_score(alternative, token)
+                if score > 0.0:
+                    vector = self._scores.get(token)
+                    if vector is None:
+                        vector = self._scores[token] = [0.0] * len(self._alternatives)
+                        self._positive.add(token)
+                    vector[index] = score
 
-    def term_scores(self, value: AnalyzedText) -> list[float]:
-        """Best score of each query term against any token of *value*."""
+    def term_scores(self, value: AnalyzedText, *, learned: bool = False) -> list[float]:
+        """Best score of each query term against any token of *value*.
+
+        *learned* promises that ``learn`` already saw *value* (skips the vocabulary check).
+        """
         distinct = value.distinct
-        new = distinct - self._seen
-        if new:
-            self._learn(new)
+        if not learned and not self._seen.issuperset(distinct):
+            self._learn(distinct - self._seen)
         hits = distinct & self._positive
         if not hits:
-            return [0.0] * len(self._slots)
-        best = [0.0] * len(self._alternatives)
-        for token in hits:
-            for index, score in enumerate(self._scores[token]):
-                if score > best[index]:
-                    best[index] = score
+            return self._zeros
+        scores = self._scores
+        if len(hits) == 1:
+            best = scores[next(iter(hits))]
+        else:
+            best = list(map(max, zip(*[scores[token] for token in hits], strict=True)))
+        if self._one_per_term:
+            return best
         return [max(best[i] for i in slot) for slot in self._slots]
 
-    def score(self, value: AnalyzedText) -> float:
+    def score(self, value: AnalyzedText, *, learned: bool = False) -> float:
         """``mean(best per term) * coverage``, scaled for headroom, plus the phrase bonus."""
-        bests = self.term_scores(value)
-        covered = sum(1 for best in bests if best > 0.0)
+        bests = self.term_scores(value, learned=learned)
+        covered = len(bests) - bests.count(0.0)
         if not covered:
             return 0.0
         count = len(bests)
@@ -107,16 +168,21 @@ class QueryMatcher:
     def offsets(self, value: AnalyzedText) -> tuple[int, ...]:
         """Start offsets of the tokens that gave each term its best score in *value*."""
         bests = self.term_scores(value)
-        found: list[int] = []
-        for span in value.spans():
-            vector = self._scores.get(span.text)
-            if vector is None:
-                continue
+        targets = set()
+        for token in value.distinct & self._positive:
+            vector = self._scores[token]
             for slot, best in zip(self._slots, bests, strict=True):
                 if best > 0.0 and max(vector[i] for i in slot) == best:
-                    found.append(span.start)
+                    targets.add(token)
                     break
-        return tuple(found)
+        if not targets:
+            return ()
+        if value.text.isascii():
+            # ASCII tokens are the runs themselves, lowercased: find them directly.
+            alternation = "|".join(re.escape(token) for token in sorted(targets))
+            pattern = re.compile(rf"(?<![^\W_])(?:{alternation})(?![^\W_])", re.IGNORECASE)
+            return tuple(match.start() for match in pattern.finditer(value.text))
+        return tuple(span.start for span in value.spans() if span.text in targets)
 
 
 def score_field(query: str | Query, field_text: str | AnalyzedText) -> FieldScore:

@@ -69,31 +69,52 @@ class Ranked(Generic[T]):
 def _values(content: FieldContent) -> Sequence[FieldText]:
     if content is None:
         return ()
-    if isinstance(content, str | AnalyzedText):
+    if isinstance(content, (str, AnalyzedText)):  # a tuple is faster than a union
         return (content,)
     return content
 
 
 class _Scorer:
-    """One query's matcher over raw strings or analysed values."""
+    """One query's matcher over raw strings (containment) or analysed values (fuzzy)."""
 
     def __init__(self, query: Query) -> None:
         self._containment = ContainmentMatcher(query) if query.containment else None
         self._fuzzy = None if query.containment else QueryMatcher(query)
 
-    def prepare(self, value: FieldText) -> FieldText:
-        if self._fuzzy is not None and isinstance(value, str):
-            return AnalyzedText(value)
-        return value
-
-    def score(self, value: FieldText) -> float:
+    def prepare(self, values: Sequence[FieldText]) -> Sequence[FieldText]:
+        """Analyse raw strings for a fuzzy query; containment reads the raw text."""
         if self._fuzzy is None:
-            assert self._containment is not None
-            return self._containment.score(value if isinstance(value, str) else value.text)
-        assert isinstance(value, AnalyzedText)
-        return self._fuzzy.score(value)
+            return values
+        for value in values:
+            if isinstance(value, str):
+                return [AnalyzedText(v) if isinstance(v, str) else v for v in values]
+        return values
+
+    def learn(self, values: Iterable[FieldText]) -> None:
+        """Score the vocabulary of all *values* in one batch (fuzzy queries only)."""
+        if self._fuzzy is not None:
+            self._fuzzy.learn(value for value in values if isinstance(value, AnalyzedText))
+
+    def best(self, values: Sequence[FieldText]) -> tuple[float, int]:
+        """The best score among *values* and its index (-1 if none scored)."""
+        best, best_index = 0.0, -1
+        if self._fuzzy is not None:
+            score_value = self._fuzzy.score
+            for index, value in enumerate(values):
+                assert isinstance(value, AnalyzedText)
+                score = score_value(value, learned=True)
+                if score > best:
+                    best, best_index = score, index
+            return best, best_index
+        assert self._containment is not None
+        for index, value in enumerate(values):
+            text = value if isinstance(value, str) else value.text
+            if self._containment.score(text) > best:
+                return 1.0, index
+        return best, best_index
 
     def offsets(self, value: FieldText) -> tuple[int, ...]:
+        """Offsets of the matched tokens (or of the contained query) in *value*."""
         if self._fuzzy is None:
             assert self._containment is not None
             return self._containment.offsets(value if isinstance(value, str) else value.text)
@@ -134,21 +155,30 @@ def _validate(min_score: float, limit: int | None, fields: Sequence[FieldSpec[T]
             raise InvalidArgumentError(f"field {spec.name!r} needs a positive weight")
 
 
+def _prepare(
+    record: R, fields: Sequence[FieldSpec[R]], scorer: _Scorer
+) -> list[Sequence[FieldText]]:
+    return [scorer.prepare(_values(spec.extract(record))) for spec in fields]
+
+
 def _score_record(
-    record: R, fields: Sequence[FieldSpec[R]], scorer: _Scorer, max_weight: float
+    per_field: list[Sequence[FieldText]],
+    fields: Sequence[FieldSpec[R]],
+    scorer: _Scorer,
+    max_weight: float,
 ) -> list[_FieldHit]:
     hits: list[_FieldHit] = []
-    for order, spec in enumerate(fields):
-        best, best_index, best_value = 0.0, -1, None
-        for index, raw_value in enumerate(_values(spec.extract(record))):
-            value = scorer.prepare(raw_value)
-            score = scorer.score(value)
-            if score > best:
-                best, best_index, best_value = score, index, value
-        rounded = round_score(best)
-        if best_value is not None and rounded > 0.0:
+    for order, values in enumerate(per_field):
+        if not values:
+            continue
+        best, best_index = scorer.best(values)
+        rounded = round_score(best) if best else 0.0
+        if rounded > 0.0:
+            spec = fields[order]
             weighted = best * spec.weight / max_weight
-            hits.append(_FieldHit(order, spec.name, rounded, weighted, best_index, best_value))
+            hits.append(
+                _FieldHit(order, spec.name, rounded, weighted, best_index, values[best_index])
+            )
     return hits
 
 
@@ -193,9 +223,11 @@ def rank_records(
         return [Ranked(record=record, score=0.0, matches=()) for record in islice(records, limit)]
     scorer = _Scorer(parsed)
     max_weight = max(spec.weight for spec in fields)
+    prepared = [(record, _prepare(record, fields, scorer)) for record in records]
+    scorer.learn(value for _, per_field in prepared for values in per_field for value in values)
     candidates: list[_Candidate[R]] = []
-    for record in records:
-        hits = _score_record(record, fields, scorer, max_weight)
+    for record, per_field in prepared:
+        hits = _score_record(per_field, fields, scorer, max_weight)
         if not hits:
             continue
         if not parsed.containment and max(hit.score for hit in hits) < min_score:
