@@ -5,6 +5,7 @@ consistent, and :mod:`opindex.state.lock` for the per-tenant sync lock.
 """
 
 from opindex.state.connection import DEFAULT_BUSY_TIMEOUT_SECONDS
+from opindex.state.lock import LockHolder, is_locked, lock_holder, tenant_lock
 from opindex.state.models import (
     RUN_KINDS,
     Capabilities,
@@ -37,6 +38,7 @@ __all__ = [
     "IndexPointer",
     "KindCounts",
     "KnownRecord",
+    "LockHolder",
     "RecordVersion",
     "RunKind",
     "RunOutcome",
@@ -47,7 +49,10 @@ __all__ = [
     "compare_commit",
     "ensure_private_directory",
     "ensure_tenant_directory",
+    "is_locked",
     "lock_file_path",
+    "lock_holder",
     "state_db_path",
     "tenant_directory",
+    "tenant_lock",
 ]

@@ -1,0 +1,98 @@
+"""The state database fails clearly and loses nothing: locked, corrupt, unwritable."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+
+from opindex.errors import InvalidArgumentError, StateError
+from opindex.state import RecordVersion, StateStore
+
+
+def test_private_permissions(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    with StateStore.for_tenant(data_dir, "acme") as store:
+        assert store.path == data_dir / "acme" / "state.sqlite3"
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o700
+    assert stat.S_IMODE((data_dir / "acme").stat().st_mode) == 0o700
+    assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
+
+
+def test_existing_data_dir_keeps_its_permissions(tmp_path: Path) -> None:
+    data_dir = tmp_path / "shared"
+    data_dir.mkdir(mode=0o755)
+    os.chmod(data_dir, 0o755)
+    StateStore.for_tenant(data_dir, "acme").close()
+    assert stat.S_IMODE(data_dir.stat().st_mode) == 0o755
+    assert stat.S_IMODE((data_dir / "acme").stat().st_mode) == 0o700
+
+
+def test_write_while_locked_gives_state_error(tmp_path: Path) -> None:
+    store = StateStore.open(tmp_path / "s.sqlite3", busy_timeout_seconds=0.05)
+    holder = sqlite3.connect(store.path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")
+        with pytest.raises(StateError, match=r"is locked by another process \(waited for 0.05 s"):
+            store.upsert_known("work_package", [RecordVersion(1)])
+        assert store.known_ids("work_package") == set()  # WAL: reads still work
+        holder.execute("ROLLBACK")
+        store.upsert_known("work_package", [RecordVersion(1)])
+        assert store.known_ids("work_package") == {1}
+    finally:
+        holder.close()
+        store.close()
+
+
+def test_open_while_exclusively_locked_gives_state_error(tmp_path: Path) -> None:
+    path = tmp_path / "s.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None)  # rollback journal: blocks readers
+    try:
+        holder.execute("CREATE TABLE other (x)")
+        holder.execute("BEGIN EXCLUSIVE")
+        with pytest.raises(StateError, match=f"{path} is locked"):
+            StateStore.open(path, busy_timeout_seconds=0.05)
+    finally:
+        holder.close()
+
+
+def test_corrupt_file_names_the_file_and_is_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "acme" / "state.sqlite3"
+    path.parent.mkdir()
+    garbage = b"this is not a database, just some text\n" * 200
+    path.write_bytes(garbage)
+    with pytest.raises(StateError, match=f"{path} is not a usable state database"):
+        StateStore.for_tenant(tmp_path, "acme")
+    assert path.read_bytes() == garbage
+    assert sorted(p.name for p in path.parent.iterdir()) == ["state.sqlite3"]
+
+
+def test_unwritable_location_gives_state_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("a regular file where a directory should be")
+    with pytest.raises(StateError, match="cannot create directory"):
+        StateStore.for_tenant(blocker, "acme")
+    with pytest.raises(StateError):
+        StateStore.open(blocker / "state.sqlite3")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+def test_read_only_directory_gives_state_error(tmp_path: Path) -> None:
+    locked = tmp_path / "ro"
+    locked.mkdir()
+    os.chmod(locked, 0o500)
+    try:
+        with pytest.raises(StateError):
+            StateStore.for_tenant(locked, "acme")
+    finally:
+        os.chmod(locked, 0o700)
+
+
+@pytest.mark.parametrize("name", ["../escape", "Upper", "", "a/b", "."])
+def test_tenant_names_that_could_escape_are_refused(tmp_path: Path, name: str) -> None:
+    with pytest.raises(InvalidArgumentError, match="invalid tenant name"):
+        StateStore.for_tenant(tmp_path, name)
+    assert list(tmp_path.iterdir()) == []
