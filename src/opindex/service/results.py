@@ -1,0 +1,211 @@
+"""Ranked records → envelope results: the one builder both search paths use (parity).
+
+The index path and the live path both end with ``(Record, Ranked)`` pairs scored by
+``opindex.search.rank_documents``; this module alone turns them into ``SearchResult``s, so
+the two paths cannot present the same scored record differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from opindex.envelope import (
+    FieldMatchOut,
+    MatchedAgendaItem,
+    MatchedComment,
+    ProjectRef,
+    SearchResult,
+)
+from opindex.records import Record
+from opindex.search.analysis import AnalyzedText
+from opindex.search.document import FieldValue, SearchDocument
+from opindex.search.match import ContainmentMatcher, QueryMatcher, round_score
+from opindex.search.query import Query
+from opindex.search.rank import DEFAULT_MIN_SCORE, FieldMatch, Ranked
+from opindex.search.snippet import extract_snippet
+
+AGENDA_FIELDS: tuple[str, ...] = ("agenda_title", "agenda_notes", "outcome_notes")
+"""Meeting fields whose values point (``ref``) at an agenda item."""
+COMMENT_FIELD = "comments"
+"""The work-package field whose values point (``ref``) at an activity (comment)."""
+MAX_SUB_MATCHES = 5
+"""Most agenda items / comments listed per result."""
+
+# Which kind of hit a meeting result is, by its best-matching field (spec §3.1 matchType).
+_MEETING_MATCH_TYPE: Mapping[str, str] = {
+    "title": "title",
+    "location": "location",
+    "project": "project",
+    "author": "author",
+    "agenda_title": "agenda_item",
+    "agenda_notes": "agenda_item",
+    "outcome_notes": "agenda_item",
+    "participants": "participant",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredHit:
+    """A ranked record together with its full Record (display and filter attributes)."""
+
+    record: Record
+    ranked: Ranked[SearchDocument]
+
+
+class _ValueScorer:
+    """Scores single field values against one query, sharing token scores across values."""
+
+    def __init__(self, query: Query) -> None:
+        self._containment = ContainmentMatcher(query) if query.containment else None
+        self._fuzzy = None if query.containment or not query.terms else QueryMatcher(query)
+
+    def score(self, text: str) -> tuple[float, tuple[int, ...]]:
+        """Rounded score of *text* and the offsets of its matched tokens."""
+        if self._containment is not None:
+            score = self._containment.score(text)
+            return score, self._containment.offsets(text) if score else ()
+        if self._fuzzy is None:
+            return 0.0, ()
+        value = AnalyzedText(text)
+        score = round_score(self._fuzzy.score(value))
+        return score, self._fuzzy.offsets(value) if score else ()
+
+    @property
+    def gate(self) -> float:
+        """The score a sub-record value needs to be listed (the ranking gate)."""
+        return 1.0 if self._containment is not None else DEFAULT_MIN_SCORE
+
+
+@dataclass(slots=True)
+class _SubMatch:
+    ref: int
+    score: float
+    snippet: str
+    order: int
+
+
+def _best_refs(ranked: Ranked[SearchDocument], fields: Iterable[str]) -> set[int]:
+    """Refs of the values that gave each of *fields* its score in the ranking."""
+    refs: set[int] = set()
+    wanted = set(fields)
+    for match in ranked.matches:
+        if match.field in wanted:
+            ref = _value_ref(ranked.record, match)
+            if ref is not None:
+                refs.add(ref)
+    return refs
+
+
+def _value_ref(document: SearchDocument, match: FieldMatch) -> int | None:
+    values = document.fields.get(match.field, ())
+    if 0 <= match.value_index < len(values):
+        return values[match.value_index].ref
+    return None
+
+
+def _sub_matches(
+    ranked: Ranked[SearchDocument], fields: Sequence[str], scorer: _ValueScorer
+) -> list[_SubMatch]:
+    """Sub-records (by ref) with a value reaching the gate, or that won a field; best first.
+
+    Returns at most MAX_SUB_MATCHES entries; for each ref the best value gives the snippet.
+    """
+    winners = _best_refs(ranked, fields)
+    best: dict[int, _SubMatch] = {}
+    order = 0
+    for name in fields:
+        value: FieldValue
+        for value in ranked.record.fields.get(name, ()):
+            order += 1
+            if value.ref is None:
+                continue
+            score, offsets = scorer.score(value.text)
+            if score <= 0.0 or (score < scorer.gate and value.ref not in winners):
+                continue
+            current = best.get(value.ref)
+            if current is None or score > current.score:
+                snippet = extract_snippet(value.text, offsets)
+                first = order if current is None else current.order
+                best[value.ref] = _SubMatch(value.ref, score, snippet, first)
+    ordered = sorted(best.values(), key=lambda sub: (-sub.score, sub.order))
+    return ordered[:MAX_SUB_MATCHES]
+
+
+def _agenda_titles(document: SearchDocument) -> dict[int, str]:
+    titles: dict[int, str] = {}
+    for value in document.fields.get("agenda_title", ()):
+        if value.ref is not None:
+            titles.setdefault(value.ref, value.text)
+    return titles
+
+
+def record_url(base_url: str | None, record: Record) -> str | None:
+    """The record's page in the OpenProject web UI, when it can be built."""
+    if not base_url:
+        return None
+    base = base_url.rstrip("/")
+    kind, record_id = record.document.kind, record.id
+    if kind == "work_package":
+        return f"{base}/work_packages/{record_id}"
+    if kind == "meeting":
+        return f"{base}/meetings/{record_id}"
+    slug = record.attributes.get("slug")
+    if isinstance(slug, str) and slug and record.project_id is not None:
+        return f"{base}/projects/{record.project_id}/wiki/{slug}"
+    return None
+
+
+class ResultBuilder:
+    """Builds envelope results for one query (the effective one, after relaxation)."""
+
+    def __init__(self, query: Query, *, base_url: str | None = None) -> None:
+        self._scorer = _ValueScorer(query)
+        self._base_url = base_url
+
+    def build(self, hits: Iterable[ScoredHit]) -> list[SearchResult]:
+        """One SearchResult per hit, in the given (ranked) order."""
+        return [self.result(hit.record, hit.ranked) for hit in hits]
+
+    def result(self, record: Record, ranked: Ranked[SearchDocument]) -> SearchResult:
+        """The SearchResult of one ranked record."""
+        document = ranked.record
+        kind = document.kind
+        matches = [
+            FieldMatchOut(
+                field=match.field,
+                score=match.score,
+                snippet=match.snippet,
+                ref=_value_ref(document, match),
+            )
+            for match in ranked.matches
+        ]
+        result = SearchResult(
+            id=record.id,
+            kind=kind,
+            title=record.title,
+            score=ranked.score,
+            matchedFields=[match.field for match in ranked.matches],
+            snippet=ranked.matches[0].snippet if ranked.matches else None,
+            matches=matches,
+            project=ProjectRef(id=record.project_id, name=record.project_name)
+            if record.project_id is not None or record.project_name is not None
+            else None,
+            updatedAt=record.updated_at,
+            url=record_url(self._base_url, record),
+            attributes=dict(record.attributes),
+        )
+        if kind == "meeting":
+            titles = _agenda_titles(document)
+            result.matched_agenda_items = [
+                MatchedAgendaItem(id=sub.ref, title=titles.get(sub.ref, ""), snippet=sub.snippet)
+                for sub in _sub_matches(ranked, AGENDA_FIELDS, self._scorer)
+            ]
+            if ranked.matches:
+                result.match_type = _MEETING_MATCH_TYPE.get(ranked.matches[0].field)
+        elif kind == "work_package":
+            result.matched_comments = [
+                MatchedComment(id=sub.ref, snippet=sub.snippet)
+                for sub in _sub_matches(ranked, (COMMENT_FIELD,), self._scorer)
+            ]
+        return result
