@@ -388,19 +388,14 @@ def load_thesaurus(path: Path, *, key: str = "thesaurus") -> dict[str, tuple[str
         raise ConfigError(f"{key}: thesaurus file {path} is not valid JSON: {exc}") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{key}: thesaurus file {path} must hold a JSON object")
-    thesaurus: dict[str, tuple[str, ...]] = {}
     for word, synonyms in data.items():
-        if (
-            not word.strip()
-            or not isinstance(synonyms, list)
-            or not all(isinstance(s, str) and s.strip() for s in synonyms)
-        ):
+        strings = isinstance(synonyms, list) and all(isinstance(s, str) for s in synonyms)
+        if not word.strip() or not strings or not all(s.strip() for s in synonyms):
             raise ConfigError(
                 f"{key}: thesaurus file {path}: entry {word!r} must map a word to a list "
                 "of non-empty strings"
             )
-        thesaurus[word] = tuple(synonyms)
-    return thesaurus
+    return {word: tuple(synonyms) for word, synonyms in data.items()}
 
 
 def _warn_if_world_readable(path: Path, data: Mapping[str, object]) -> None:
@@ -433,14 +428,10 @@ class _Table:
         unknown = sorted(set(self.data) - allowed)
         if not unknown:
             return
-        hints = []
-        for key in unknown:
-            close = difflib.get_close_matches(key, allowed, n=1)
-            hints.append(f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key))
-        known = ", ".join(sorted(allowed))
-        where = self.path or "top level"
+        hints = [_with_suggestion(key, allowed) for key in unknown]
         raise ConfigError(
-            f"{self.where}: unknown key {', '.join(hints)} in {where}; known keys: {known}"
+            f"{self.where}: unknown key {', '.join(hints)} in {self.path or 'top level'};"
+            f" known keys: {', '.join(sorted(allowed))}"
         )
 
     def table(self, key: str) -> _Table:
@@ -473,3 +464,8 @@ class _Table:
         if not isinstance(value, bool):
             raise self.error(key, f"must be true or false, got {type(value).__name__}")
         return value
+
+
+def _with_suggestion(key: str, allowed: set[str]) -> str:
+    close = difflib.get_close_matches(key, allowed, n=1)
+    return f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)

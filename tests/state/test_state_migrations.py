@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,3 +184,20 @@ def test_bad_migration_folders(tmp_path: Path, files: dict[str, str], problem: s
         (tmp_path / name).write_text(text)
     with pytest.raises(StateError, match=problem):
         load_migrations(tmp_path)
+
+
+def test_processes_migrating_at_once_apply_each_migration_once(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    script = (
+        "import sys; from pathlib import Path; from opindex.state import StateStore\n"
+        "StateStore.open(Path(sys.argv[1])).close()\n"
+    )
+    processes = [
+        subprocess.Popen([sys.executable, "-c", script, str(path)], stderr=subprocess.PIPE)
+        for _ in range(4)
+    ]
+    for process in processes:
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0, stderr.decode()
+    names = [name for name, _ in recorded(path)]
+    assert names == [p.stem for p in sorted(REPO_MIGRATIONS.glob("*.sql"))]
