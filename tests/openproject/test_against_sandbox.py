@@ -18,7 +18,12 @@ from tests.support.sandbox import (
     running_sandbox,
 )
 
-from opindex.errors import AuthenticationError, NotFoundError, ServerError
+from opindex.errors import (
+    AuthenticationError,
+    NotFoundError,
+    ServerError,
+    UpstreamUnavailableError,
+)
 from opindex.openproject import (
     Filter,
     OpenProjectClient,
@@ -208,6 +213,21 @@ async def test_retries_against_injected_faults(sandbox: SandboxHandle) -> None:
             with pytest.raises(ServerError):
                 await client.statuses()
             assert await client.statuses()  # the fault was used up by one attempt
+    finally:
+        sandbox.clear_faults()
+
+
+async def test_a_hanging_server_times_out_and_is_retried(sandbox: SandboxHandle) -> None:
+    policy = RetryPolicy(max_attempts=2, base_delay=0.0, jitter=0)
+    try:
+        sandbox.fault("/api/v3/statuses", hang=3.0, count=2)
+        async with connect(sandbox, timeout=1.0, retry=policy) as client:
+            with pytest.raises(UpstreamUnavailableError) as caught:
+                await client.statuses()
+        assert "2 attempt" in str(caught.value)
+        sandbox.fault("/api/v3/statuses", hang=3.0, count=1)
+        async with connect(sandbox, timeout=1.0, retry=policy) as client:
+            assert len(await client.statuses()) == 3
     finally:
         sandbox.clear_faults()
 
