@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import socket
 from collections.abc import Callable, Generator
@@ -78,6 +79,10 @@ async def serve(options: SandboxOptions, on_ready: Callable[[str], None]) -> Non
     """
     corpus = load_corpus_file(options.corpus_path)
     app = create_app(corpus, options)
+    del corpus
+    # The corpus lives as long as the server: keep the collector from rescanning it.
+    gc.collect()
+    gc.freeze()
     sock = bind_socket(options.host, options.port)
     config = uvicorn.Config(
         app,

@@ -1,0 +1,72 @@
+"""Write a generated sandbox corpus file (seeded, deterministic), or the shipped sample corpus.
+
+python scripts/gen_corpus.py --work-packages 10000 --seed 7 --out bench-results/10k.json
+python scripts/gen_corpus.py --sample   # rewrite src/opindex/sandbox/data/sample_corpus.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from opindex.errors import OpindexError
+from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus, write_corpus
+from opindex.sandbox.sample_corpus import build_sample_corpus, sample_corpus_path
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work-packages", type=int, default=1000, metavar="N")
+    parser.add_argument(
+        "--wiki-pages", type=int, default=None, metavar="N", help="default: N work packages / 20"
+    )
+    parser.add_argument(
+        "--meetings", type=int, default=None, metavar="N", help="default: N work packages / 25"
+    )
+    parser.add_argument(
+        "--projects", type=int, default=None, metavar="N", help="default: 3 + N / 2000, max 12"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", type=Path, help="corpus file to write")
+    parser.add_argument(
+        "--sample", action="store_true", help="rewrite the sample corpus shipped in the package"
+    )
+    args = parser.parse_args(argv)
+    if not args.sample and args.out is None:
+        parser.error("--out is required (or --sample)")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = time.perf_counter()
+    try:
+        if args.sample:
+            corpus = build_sample_corpus()
+            out = sample_corpus_path()
+        else:
+            size = CorpusSize.proportional(
+                args.work_packages,
+                wiki_pages=args.wiki_pages,
+                meetings=args.meetings,
+                projects=args.projects,
+            )
+            corpus = generate_corpus(size, seed=args.seed)
+            out = args.out
+        out.parent.mkdir(parents=True, exist_ok=True)
+        written = write_corpus(corpus, out)
+    except OpindexError as error:
+        print(f"gen_corpus: {error}", file=sys.stderr)
+        return 2
+    counts = ", ".join(
+        f"{len(corpus[kind])} {kind}" for kind in ("work_packages", "wiki_pages", "meetings")
+    )
+    elapsed = time.perf_counter() - started
+    print(f"wrote {out} ({written / 1e6:.1f} MB: {counts}) in {elapsed:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
