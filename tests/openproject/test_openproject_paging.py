@@ -123,6 +123,10 @@ async def test_unpaginated_activities_are_one_request() -> None:
     fake = FakeOpenProject().route(path, collection(elements))
     async with make_client(fake) as client:
         activities = await client.work_package_activities(5)
+        assert client.requests_by_path == {
+            "/api/v3/users/me": 1,
+            "/api/v3/work_packages/{id}/activities": 1,
+        }
     assert [a.id for a in activities] == [11, 12]
     assert [a.is_comment for a in activities] == [True, False]
     (request,) = fake.requests_to(path)

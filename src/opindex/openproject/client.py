@@ -108,7 +108,7 @@ class OpenProjectClient:
 
     @property
     def requests_by_path(self) -> Mapping[str, int]:
-        """Requests sent so far per URL path."""
+        """Requests sent so far per route (ids replaced by ``{id}``)."""
         return dict(self._session.requests_by_path)
 
     @property

@@ -42,8 +42,9 @@ _ACCEPT = "application/hal+json, application/json;q=0.9"
 class ApiSession:
     """Sends GET requests to one OpenProject base URL with one credential.
 
-    Every request attempt (retries included) is counted in ``request_count`` and
-    ``requests_by_path``. The transport is injectable: it is the seam for tests.
+    Every request attempt (retries included) is counted in ``request_count`` and, per
+    route (numeric path segments shown as ``{id}``), in ``requests_by_path``. The
+    transport is injectable: it is the seam for tests.
     """
 
     def __init__(
@@ -94,7 +95,7 @@ class ApiSession:
         while True:
             attempt += 1
             self.request_count += 1
-            self.requests_by_path[path] += 1
+            self.requests_by_path[route_of(path)] += 1
             try:
                 response = await self._client.get(path, params=params, headers=headers)
             except _RETRYABLE_TRANSPORT_ERRORS as exc:
@@ -179,6 +180,11 @@ def normalize_base_url(base_url: str) -> str:
         path = path[: -len("/api/v3")]
     netloc = parts.netloc
     return f"{parts.scheme}://{netloc}{path}"
+
+
+def route_of(path: str) -> str:
+    """``/api/v3/work_packages/42/activities`` → ``/api/v3/work_packages/{id}/activities``."""
+    return "/".join("{id}" if part.isdigit() else part for part in path.split("/"))
 
 
 def _json_or_none(response: httpx.Response) -> object:
