@@ -176,3 +176,14 @@ async def test_malformed_resource_is_a_clear_error_naming_the_record() -> None:
             await client.work_package(5)
     assert "malformed WorkPackage" in str(caught.value)
     assert "'five'" in str(caught.value)
+
+
+async def test_redirects_are_not_followed_and_name_the_target() -> None:
+    moved = httpx.Response(301, headers={"Location": "https://op.test/login?back=%2Fapi"})
+    fake = FakeOpenProject().route("/api/v3/users/me", moved)
+    async with make_client(fake) as client:
+        with pytest.raises(OpenProjectError) as caught:
+            await client.me()
+    assert caught.value.status == 301
+    assert "redirected (301) to https://op.test/login" in str(caught.value)
+    assert len(fake.requests) == 1

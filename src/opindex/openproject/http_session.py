@@ -115,6 +115,15 @@ class ApiSession:
                 ) from exc
 
             status = response.status_code
+            if 300 <= status < 400:
+                # Redirects are not followed: the credential must not travel elsewhere.
+                target = urlsplit(response.headers.get("location", ""))
+                raise OpenProjectError(
+                    f"GET {path} was redirected ({status}) to "
+                    f"{target.scheme}://{target.hostname}{target.path}; "
+                    "check the OpenProject URL (scheme, host, sub-path)",
+                    status=status,
+                )
             if status < 400:
                 return self._json_object(response, path)
 
