@@ -53,11 +53,12 @@ def extract_snippet(
     possible, gets an ellipsis on each cut side, and has its whitespace runs collapsed.
     Without offsets the excerpt starts at the beginning of the text.
     """
-    max_length = max(max_length, 1)
     if len(text) <= max_length:
         return " ".join(text.split())
+    if max_length < 3:  # no room for ellipses
+        return text[: max(max_length, 0)]
     offsets = sorted(o for o in matched_offsets if 0 <= o < len(text))
-    budget = max(max_length - 2, 1)  # room for an ellipsis on each side
+    budget = max_length - 2  # room for an ellipsis on each side
     if offsets:
         first, last = _densest_cluster(offsets, budget // 2)
         centre = (first + last) // 2 + _TOKEN_ALLOWANCE

@@ -1,0 +1,229 @@
+"""Fixture corpus for the search tests: meetings, work packages and wiki pages."""
+
+from __future__ import annotations
+
+from opindex.search.document import FieldValue, Kind, SearchDocument
+
+Values = tuple[FieldValue, ...]
+
+
+def values(*texts: str) -> Values:
+    return tuple(FieldValue(text) for text in texts)
+
+
+def refs(*pairs: tuple[int, str]) -> Values:
+    return tuple(FieldValue(text, ref) for ref, text in pairs)
+
+
+def meeting(
+    meeting_id: int,
+    title: str,
+    *,
+    location: str = "",
+    project: str = "Operations",
+    author: str = "Jane Doe",
+    agenda: tuple[tuple[int, str, str], ...] = (),
+    outcomes: tuple[tuple[int, str], ...] = (),
+    participants: tuple[str, ...] = (),
+) -> SearchDocument:
+    """A meeting with agenda items (id, title, notes), outcomes (item id, notes)."""
+    return SearchDocument(
+        kind="meeting",
+        id=meeting_id,
+        fields={
+            "title": values(title),
+            "location": values(location),
+            "project": values(project),
+            "author": values(author),
+            "agenda_title": refs(*((item, title) for item, title, _ in agenda)),
+            "agenda_notes": refs(*((item, notes) for item, _, notes in agenda)),
+            "outcome_notes": refs(*outcomes),
+            "participants": values(*participants),
+        },
+    )
+
+
+MEETINGS: tuple[SearchDocument, ...] = (
+    meeting(
+        101,
+        "Finance review",
+        location="Room 4B",
+        agenda=(
+            (1001, "Approval of Q3 budget", "CFO presents the revised numbers for sign-off."),
+            (1002, "Vendor contracts", "Renewal of the cloud hosting contract before March."),
+        ),
+        outcomes=((1001, "Budget approved with a 5% reserve."),),
+        participants=("Jane Doe", "Carlos Ruiz"),
+    ),
+    meeting(
+        102,
+        "Engineering weekly",
+        location="Zoom",
+        project="Platform",
+        author="Tom Baker",
+        agenda=(
+            (1021, "Incident follow-up", "Root cause of the login outage on Monday."),
+            (1022, "Roadmap check", "Which epics slip to the next quarter."),
+        ),
+        outcomes=((1021, "Add alerting on the session store."),),
+        participants=("Tom Baker", "Priya Nair", "Olga Petrova"),
+    ),
+    meeting(
+        103,
+        "Leadership sync",
+        location="Board room",
+        author="Tom Baker",
+        agenda=(
+            (1031, "Hiring plan", "Two open backend positions and the recruiter budget."),
+            (1032, "Office move", "Timeline for the new building."),
+        ),
+        outcomes=(
+            (1031, "Decision on hiring: open two senior backend roles in Q3."),
+            (1032, "Move postponed to October."),
+        ),
+        participants=("Tom Baker", "Jane Doe"),
+    ),
+    meeting(
+        104,
+        "Architecture decision records",
+        location="Zoom",
+        project="Platform",
+        author="Priya Nair",
+        agenda=((1041, "Event bus", "Kafka versus a managed queue."),),
+        participants=("Priya Nair", "Olga Petrova"),
+    ),
+    meeting(
+        105,
+        "Quarterly planning",
+        location="Berlin office",
+        project="Atlas migration",
+        author="Anna Müller",
+        agenda=((1051, "Capacity", "Who is available for the data migration."),),
+        participants=("Anna Müller", "Olga Petrova"),
+    ),
+    meeting(
+        106,
+        "Weekly sync",
+        location="Zoom",
+        project="Website relaunch",
+        author="Lena Fischer",
+        agenda=((1061, "Landing page", "Hero image and copy review."),),
+        outcomes=((1061, "New mockups due Friday."),),
+        participants=("Lena Fischer", "Design Team", "Carlos Ruiz"),
+    ),
+    meeting(
+        107,
+        "Sprint retrospective",
+        location="Café Central",
+        project="Website relaunch",
+        author="Lena Fischer",
+        agenda=((1071, "What went well", "Deployments were smooth; fewer flaky tests."),),
+        participants=("Lena Fischer", "Carlos Ruiz"),
+    ),
+    meeting(
+        108,
+        "Roadmap review",
+        location="Room 2A",
+        project="Platform",
+        author="Tom Baker",
+        agenda=((1081, "Priorities", "Order the epics for the next two quarters."),),
+        participants=("Tom Baker", "Priya Nair"),
+    ),
+    meeting(
+        109,
+        "Budget meeting",
+        location="Room 4B",
+        author="Jane Doe",
+        agenda=((1091, "Travel costs", "Conference travel for the autumn."),),
+        participants=("Jane Doe",),
+    ),
+)
+
+
+def work_package(
+    wp_id: int,
+    subject: str,
+    description: str = "",
+    comments: tuple[tuple[int, str], ...] = (),
+) -> SearchDocument:
+    """A work package with comments (activity id, text)."""
+    return SearchDocument(
+        kind="work_package",
+        id=wp_id,
+        fields={
+            "subject": values(subject),
+            "description": values(description),
+            "comments": refs(*comments),
+        },
+    )
+
+
+WORK_PACKAGES: tuple[SearchDocument, ...] = (
+    work_package(
+        201,
+        "Database connection pool exhaustion",
+        "Under load the service runs out of connections.",
+        ((9001, "Reproduced with 200 concurrent users."),),
+    ),
+    work_package(
+        202,
+        "Connection settings page",
+        "Pool the database options on one page; exhaustion of patience is real.",
+    ),
+    work_package(
+        203,
+        "Worker crashes nightly",
+        "The import worker dies around 02:00.",
+        (
+            (9002, "Looks like a memory leak in the image resizer."),
+            (9003, "Confirmed: the memory leak is in the resizer cache; fix in review."),
+        ),
+    ),
+    work_package(204, "Async pool tuning", "Tune the async connection pool for the API."),
+    work_package(205, "Tokio runtime upgrade", "Move the agent to the new tokio runtime."),
+    work_package(206, "CICD pipeline hardening", "Pin the runner images."),
+    work_package(207, "Fix login bug on Safari", "Session cookie is dropped."),
+)
+
+
+def wiki_page(page_id: int, title: str, text: str) -> SearchDocument:
+    return SearchDocument(
+        kind="wiki_page",
+        id=page_id,
+        fields={"title": values(title), "text": values(text)},
+    )
+
+
+WIKI_PAGES: tuple[SearchDocument, ...] = (
+    wiki_page(
+        301,
+        "New joiners",
+        "Welcome! Work through the onboarding checklist in your first week: laptop, "
+        "accounts, and a buddy from your team.",
+    ),
+    wiki_page(302, "Release process", "Tag the release, deploy to staging, then production."),
+    wiki_page(303, "Onboarding", "See the page for new joiners."),
+    wiki_page(304, "Straße und Café", "Notizen zur Übergabe in der Zürcher Niederlassung."),
+)
+
+CORPUS: dict[Kind, tuple[SearchDocument, ...]] = {
+    "meeting": MEETINGS,
+    "work_package": WORK_PACKAGES,
+    "wiki_page": WIKI_PAGES,
+}
+
+
+def document(kind: Kind, doc_id: int) -> SearchDocument:
+    return next(doc for doc in CORPUS[kind] if doc.id == doc_id)
+
+
+def doc_freq(kind: Kind) -> dict[str, int]:
+    """Documents of *kind* containing each exact token (a fixture frequency table)."""
+    from opindex.search.tokenize import token_texts
+
+    counts: dict[str, int] = {}
+    for doc in CORPUS[kind]:
+        tokens = {t for vals in doc.fields.values() for v in vals for t in token_texts(v.text)}
+        for token in tokens:
+            counts[token] = counts.get(token, 0) + 1
+    return counts

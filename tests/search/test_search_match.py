@@ -1,0 +1,90 @@
+"""Field scoring: coverage, phrase bonus with headroom, matched offsets, spec §7.1 guards."""
+
+from __future__ import annotations
+
+import pytest
+
+from opindex.search.analysis import AnalyzedText
+from opindex.search.match import BASE_SCALE, QueryMatcher, score_field
+from opindex.search.query import parse_query
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "matches"),
+    [
+        ("cat", "dog", False),  # distance 3: below the length gate
+        ("budget", "budgt", True),  # distance 1, length >= 6
+        ("budgt", "budget", True),
+        ("Müller", "muller", True),  # NFKD normalization
+        ("muller", "Müller", True),
+        ("muller", "Mu\u0308ller", True),
+        ("cafe", "Café", True),
+    ],
+)
+def test_spec_guard_cases(query: str, field: str, matches: bool) -> None:
+    assert (score_field(query, field).score > 0) is matches
+
+
+def test_coverage_ranks_both_tokens_above_one() -> None:
+    both = score_field("budget approval", "Approval of the budget").score
+    one = score_field("budget approval", "Approval of the minutes").score
+    assert both > one > 0
+    # mean(best) * coverage: (1 + 0)/2 * 1/2, scaled for headroom
+    assert one == pytest.approx(round(0.25 * BASE_SCALE, 2))
+
+
+def test_verbatim_phrase_outranks_scattered_tokens() -> None:
+    verbatim = score_field("budget approval", "The budget approval is due").score
+    scattered = score_field("budget approval", "Approval of the budget").score
+    assert verbatim == 1.0
+    assert scattered == BASE_SCALE
+    assert verbatim > scattered
+
+
+def test_only_a_verbatim_phrase_reaches_one() -> None:
+    assert score_field("budget", "budget").score == 1.0
+    assert score_field("budget", "budgets").score == round(0.9 * BASE_SCALE, 2)
+    assert score_field("budget approval", "approval budget").score < 1.0
+
+
+def test_phrase_includes_stop_words_as_written() -> None:
+    # stop words are not scored, but the verbatim check uses the query as written
+    assert score_field("approval of the budget", "approval of the budget").score == 1.0
+    assert score_field("approval of the budget", "approval budget").score == BASE_SCALE
+
+
+def test_matched_offsets_point_at_the_best_tokens_in_the_original_text() -> None:
+    text = "Q3: Approval of the Budget (budgets)"
+    result = score_field("budget approval", text)
+    assert result.matched_offsets == (text.index("Approval"), text.index("Budget"))
+
+
+def test_matched_offsets_for_non_ascii_text() -> None:
+    text = "Réunion avec Anna Mu\u0308ller à Zürich"
+    result = score_field("muller zurich", text)
+    assert [text[o : o + 2] for o in result.matched_offsets] == ["Mu", "Zü"]
+
+
+def test_no_match_has_no_offsets() -> None:
+    assert score_field("zebra", "nothing here").matched_offsets == ()
+
+
+def test_short_and_exact_queries_use_containment_on_raw_text() -> None:
+    assert score_field("Q3", "Approval of q3 budget").score == 1.0
+    assert score_field("n-", "non-stop").score == 1.0  # punctuation survives containment
+    assert score_field(parse_query("OF Q3", "exact"), "Approval of q3 budget").score == 1.0
+    assert score_field(parse_query("of budget", "exact"), "Approval of q3 budget").score == 0.0
+
+
+def test_matcher_scores_each_distinct_token_once() -> None:
+    matcher = QueryMatcher(parse_query("budget"))
+    first = AnalyzedText("budget budget budgets")
+    second = AnalyzedText("budgets and budget")
+    assert matcher.score(first) == matcher.score(second) == 1.0
+    assert matcher._seen == {"budget", "budgets", "and"}
+
+
+def test_alternatives_take_the_best_score() -> None:
+    query = parse_query("(bug|defect) report")
+    assert score_field(query, "defect report").score == BASE_SCALE
+    assert score_field(query, "bug report").score == BASE_SCALE
