@@ -1,0 +1,105 @@
+"""``opindex status``: per tenant, freshness, last sync and error, documents, size, capabilities."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from datetime import datetime
+from typing import Any
+
+from opindex.cli.sync_command import add_config_argument, selected_tenants
+from opindex.config import load_config
+from opindex.state.models import utc_now
+from opindex.sync import TenantStatus, tenant_status
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``opindex status`` and its options."""
+    parser = subparsers.add_parser(
+        "status",
+        help="show each tenant's index: freshness, last sync, documents, size",
+        description=(
+            "Show, per tenant: state (fresh, stale, missing, syncing), when the last "
+            "successful sync finished, the last error, documents per kind, index size and "
+            "the server capabilities detected."
+        ),
+    )
+    add_config_argument(parser)
+    parser.add_argument("--tenant", metavar="NAME", help="only this tenant")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the status of the selected tenants; always exit 0 once configured."""
+    config = load_config(args.config)
+    now = utc_now()
+    statuses = [
+        tenant_status(tenant, config.data_dir, clock=lambda: now)
+        for tenant in selected_tenants(config, args.tenant)
+    ]
+    if args.json:
+        print(json.dumps({"tenants": [s.to_json() for s in statuses]}, indent=2))
+    else:
+        print("\n\n".join(render(status, now) for status in statuses))
+    return 0
+
+
+def render(status: TenantStatus, now: datetime) -> str:
+    """The status of one tenant as a few human-readable lines."""
+    documents = status.documents
+    lines = [f"{status.tenant}: {status.state}"]
+    if status.syncing is not None:
+        holder = status.syncing
+        lines.append(
+            f"  {holder.purpose} running in process {holder.pid} since {_when(holder.since, now)}"
+        )
+    lines.append(f"  last successful sync: {_when(status.last_sync_at, now)}")
+    lines.append(
+        f"  documents: {documents.get('work_packages', 0)} work packages, "
+        f"{documents.get('wiki_pages', 0)} wiki pages, {documents.get('meetings', 0)} meetings"
+    )
+    if status.index_bytes is not None:
+        lines.append(f"  index: {_size(status.index_bytes)} (generation {status.generation})")
+    if status.last_error:
+        lines.append(f"  last error: {status.last_error}")
+    server = (status.capabilities or {}).get("server")
+    if isinstance(server, dict):
+        lines.append(f"  server: {_capabilities(server)}")
+    lines.extend(f"  problem: {problem}" for problem in status.problems)
+    return "\n".join(lines)
+
+
+def _when(moment: datetime | None, now: datetime) -> str:
+    if moment is None:
+        return "never"
+    seconds = max(0.0, (now - moment).total_seconds())
+    if seconds < 120:
+        ago = f"{seconds:.0f} s ago"
+    elif seconds < 7200:
+        ago = f"{seconds / 60:.0f} min ago"
+    elif seconds < 172800:
+        ago = f"{seconds / 3600:.1f} h ago"
+    else:
+        ago = f"{seconds / 86400:.1f} days ago"
+    return f"{moment.strftime('%Y-%m-%d %H:%M:%S UTC')} ({ago})"
+
+
+def _size(size: int) -> str:
+    value = float(size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if value < 1024 or unit == "GB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{size} B"
+
+
+def _capabilities(server: dict[str, Any]) -> str:
+    def flag(name: str) -> str:
+        value = server.get(name)
+        return "unknown" if value is None else ("yes" if value else "no")
+
+    return (
+        f"meetings {flag('meetings')}, agenda items {flag('meeting_agenda_items')}, "
+        f"outcomes {flag('meeting_outcomes')}, wiki list {flag('wiki_list')}, "
+        f"wiki text {flag('wiki_text')}"
+    )

@@ -1,0 +1,110 @@
+"""``opindex sync``: bring one or every tenant's index up to date (daemon-free, cron-friendly)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from opindex.cli import EXIT_OK, exit_code_for
+from opindex.config import Config, TenantConfig, load_config
+from opindex.errors import OpindexError
+from opindex.sync import NullProgress, SyncProgress, TerminalProgress, sync_tenant
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``opindex sync`` and its options."""
+    parser = subparsers.add_parser(
+        "sync",
+        help="bring tenant indexes up to date",
+        description=(
+            "Read what changed in OpenProject since the last sync and update the index "
+            "(a full sync when the tenant has no index yet). Exit code 3 if another sync "
+            "of the tenant is running."
+        ),
+    )
+    add_config_argument(parser)
+    parser.add_argument(
+        "--tenant", metavar="NAME", help="sync only this tenant (default: every configured one)"
+    )
+    parser.add_argument(
+        "--full", action="store_true", help="re-read everything instead of only what changed"
+    )
+    add_quiet_argument(parser)
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    """``--config PATH`` as every index command spells it."""
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="PATH",
+        help="configuration file (default: $OPINDEX_CONFIG, ./opindex.toml, or the environment)",
+    )
+
+
+def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
+    """``--quiet`` for cron: no progress line, no summary; problems still go to stderr."""
+    parser.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress and no summary; warnings and errors still go to stderr (for cron)",
+    )
+
+
+def progress_for(quiet: bool) -> SyncProgress:
+    """A progress line on stderr when it is a terminal and not ``--quiet``."""
+    if quiet or not sys.stderr.isatty():
+        return NullProgress()
+    return TerminalProgress(sys.stderr)
+
+
+def selected_tenants(config: Config, name: str | None) -> list[TenantConfig]:
+    """The tenant named ``name`` (ConfigError if unknown), or every configured tenant."""
+    return [config.tenant(name)] if name is not None else list(config.tenants)
+
+
+@contextlib.contextmanager
+def sigterm_interrupts() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C while syncing, so the run is recorded as interrupted."""
+    try:
+        previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sync the selected tenants one after the other.
+
+    With one tenant, its error propagates (the dispatcher prints it and maps the exit
+    code). With several, every tenant is tried; failures are printed as they happen and
+    the exit code is that of the first failure.
+    """
+    config = load_config(args.config)
+    tenants = selected_tenants(config, args.tenant)
+    progress = progress_for(args.quiet)
+    exit_code = EXIT_OK
+    with sigterm_interrupts():
+        for tenant in tenants:
+            try:
+                report = asyncio.run(
+                    sync_tenant(tenant, config.data_dir, full=args.full, progress=progress)
+                )
+            except OpindexError as error:
+                if len(tenants) == 1:
+                    raise
+                print(f"opindex sync: {tenant.name}: {error}", file=sys.stderr)
+                exit_code = exit_code or exit_code_for(error)
+                continue
+            if not args.quiet:
+                print(report.summary(), flush=True)
+    return exit_code

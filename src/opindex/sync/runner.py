@@ -1,0 +1,344 @@
+"""One sync or rebuild of one tenant: lock, plan, read OpenProject, commit, record the run.
+
+Commit protocol (see :mod:`opindex.state.store`): documents go to the index writer as
+they are read, but nothing is committed until every step succeeded. Then the index is
+committed (and, for a fresh generation, published), and only then one SQLite
+transaction stores the new high-water marks, known records and the index pointer and
+marks the run succeeded. A run that fails or is killed before the index commit leaves
+the last good index serving and the state untouched (apart from the run recorded as
+failed); a crash between the two commits is detected and repaired by the next run
+(:mod:`opindex.sync.plan`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from opindex.config import TenantConfig
+from opindex.errors import AuthenticationError, IndexUnavailableError, OpindexError
+from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
+from opindex.openproject import OpenProjectClient, ServerCapabilities
+from opindex.search.document import KINDS
+from opindex.state import IndexPointer, RunKind, StateStore, tenant_lock
+from opindex.state.models import utc_now
+from opindex.sync import work_packages
+from opindex.sync.changes import PROJECT, PendingChanges, load_known
+from opindex.sync.locations import index_directory
+from opindex.sync.meetings import sync_meetings
+from opindex.sync.plan import SyncPlan, decide
+from opindex.sync.progress import NullProgress, SyncProgress
+from opindex.sync.projects import sync_projects
+from opindex.sync.report import SyncReport
+from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
+from opindex.sync.sweep import SWEEP_RESOURCE, remove_vanished, sweep_due, sweep_work_packages
+from opindex.sync.wiki import sync_wiki
+
+logger = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+CAPABILITIES_MAX_AGE = timedelta(hours=24)
+"""Server capabilities are detected again when older than this (and on full syncs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    """How to run: progress sink, clock, HTTP transport (tests), requests in flight."""
+
+    progress: SyncProgress
+    clock: Clock
+    transport: httpx.AsyncBaseTransport | None
+    concurrency: int
+
+
+async def sync_tenant(
+    tenant: TenantConfig,
+    data_dir: Path,
+    *,
+    full: bool = False,
+    progress: SyncProgress | None = None,
+    clock: Clock = utc_now,
+    transport: httpx.AsyncBaseTransport | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> SyncReport:
+    """Bring the tenant's index up to date (incremental unless ``full`` or necessary).
+
+    Takes the tenant's lock (``SyncInProgressError`` if another sync or rebuild holds
+    it). Raises the ``OpindexError`` that made the run fail; the run is then recorded as
+    failed with its reason and the last good index keeps serving.
+    """
+    options = RunOptions(progress or NullProgress(), clock, transport, concurrency)
+    return await _locked_run(tenant, data_dir, "full" if full else "incremental", options)
+
+
+async def rebuild_tenant(
+    tenant: TenantConfig,
+    data_dir: Path,
+    *,
+    progress: SyncProgress | None = None,
+    clock: Clock = utc_now,
+    transport: httpx.AsyncBaseTransport | None = None,
+    concurrency: int = DEFAULT_CONCURRENCY,
+) -> SyncReport:
+    """Build a fresh index generation beside the live one with a full sync, then swap
+    it in atomically. Searches keep using the old generation until the swap."""
+    options = RunOptions(progress or NullProgress(), clock, transport, concurrency)
+    return await _locked_run(tenant, data_dir, "rebuild", options)
+
+
+async def _locked_run(
+    tenant: TenantConfig, data_dir: Path, requested: RunKind, options: RunOptions
+) -> SyncReport:
+    purpose = "rebuild" if requested == "rebuild" else "sync"
+    with tenant_lock(data_dir, tenant.name, purpose=purpose):
+        state = StateStore.for_tenant(data_dir, tenant.name, clock=options.clock)
+        try:
+            return await _run(tenant, data_dir, state, requested, options)
+        finally:
+            state.close()
+            options.progress.done()
+
+
+def _inspect_live(
+    directory: IndexDirectory,
+) -> tuple[str | None, IndexUnavailableError | None, int | None]:
+    """The live generation's name, why it cannot be read (if so), and its opstamp."""
+    try:
+        live = directory.current()
+    except IndexUnavailableError as exc:
+        return "unreadable", exc, None
+    if live is None:
+        return None, None, None
+    try:
+        with TenantIndex(directory) as index:
+            return live, None, index.stats().opstamp
+    except IndexUnavailableError as exc:
+        return live, exc, None
+
+
+async def _run(
+    tenant: TenantConfig,
+    data_dir: Path,
+    state: StateStore,
+    requested: RunKind,
+    options: RunOptions,
+) -> SyncReport:
+    interrupted = state.mark_interrupted_runs()
+    if interrupted:
+        logger.warning("%s: %d earlier run(s) ended without finishing", tenant.name, interrupted)
+    directory = index_directory(data_dir, tenant.name)
+    live, problem, opstamp = _inspect_live(directory)
+    started_at = options.clock()
+    plan = decide(
+        requested,
+        live_generation=live,
+        live_problem=problem,
+        live_opstamp=opstamp,
+        pointer=state.get_index_pointer(),
+        sweep_due=sweep_due(
+            state.get_high_water(SWEEP_RESOURCE), tenant.deletion_sweep_interval_seconds, started_at
+        ),
+    )
+    logger.info("%s: %s sync: %s", tenant.name, plan.run_kind, plan.reason)
+    run = state.start_run(plan.run_kind)
+    index = (
+        TenantIndex.create_generation(directory) if plan.new_generation else TenantIndex(directory)
+    )
+    client = OpenProjectClient(
+        tenant.base_url,
+        tenant.api_key.reveal(),
+        auth_scheme=tenant.auth,
+        transport=options.transport,
+    )
+    changes = PendingChanges(replace_known=plan.new_generation)
+    try:
+        async with client:
+            session = await _open_session(
+                tenant, client, index, state, plan, options, started_at, changes
+            )
+            swept = await _read_everything(session, plan, state)
+        return await _commit(tenant, index, state, plan, run.id, session, swept, options.clock)
+    except BaseException as exc:
+        await _abandon(index, plan)
+        _record_failure(state, run.id, exc, changes, client.request_count)
+        raise
+    finally:
+        index.close()
+
+
+async def _open_session(
+    tenant: TenantConfig,
+    client: OpenProjectClient,
+    index: TenantIndex,
+    state: StateStore,
+    plan: SyncPlan,
+    options: RunOptions,
+    started_at: datetime,
+    changes: PendingChanges,
+) -> SyncSession:
+    """Check the account, settle the server capabilities, load the known records."""
+    options.progress.phase(tenant.name, "checking the account")
+    user = await client.me()
+    account: dict[str, Any] = {"id": user.id, "login": user.login}
+    stored = state.get_capabilities()
+    stored_data = dict(stored.data) if stored is not None else {}
+    pinned = stored_data.get("account")
+    if isinstance(pinned, dict) and pinned.get("id") != user.id and not plan.new_generation:
+        raise AuthenticationError(
+            f"the credential of tenant {tenant.name!r} now belongs to {user.login!r}, but its "
+            f"index was built as {pinned.get('login')!r}; run `opindex rebuild --tenant "
+            f"{tenant.name}` to rebuild the index as the new account"
+        )
+    known = {} if plan.new_generation else load_known(state, [*KINDS, PROJECT])
+    capabilities = _stored_capabilities(stored_data, options.clock())
+    capabilities_data: dict[str, Any] | None = None
+    if plan.full or capabilities is None:
+        options.progress.phase(tenant.name, "detecting server capabilities")
+        wiki_ids = sorted(known.get("wiki_page", {}))[:5]
+        capabilities = await client.detect_capabilities(wiki_page_ids=wiki_ids)
+        capabilities_data = {"server": capabilities.model_dump(mode="json"), "account": account}
+    elif pinned != account:
+        capabilities_data = {"account": account}
+    session = SyncSession(
+        tenant=tenant,
+        client=client,
+        index=index,
+        known=known,
+        capabilities=capabilities,
+        started_at=started_at,
+        full=plan.full,
+        trust_known=plan.trust_known,
+        progress=options.progress,
+        concurrency=options.concurrency,
+        changes=changes,
+    )
+    changes.capabilities = capabilities_data
+    return session
+
+
+def _stored_capabilities(data: dict[str, Any], now: datetime) -> ServerCapabilities | None:
+    """The stored server capabilities if present, readable and recent enough."""
+    server = data.get("server")
+    if not isinstance(server, dict):
+        return None
+    try:
+        capabilities = ServerCapabilities.model_validate(server)
+    except ValueError:
+        return None
+    if now - capabilities.detected_at > CAPABILITIES_MAX_AGE:
+        return None
+    return capabilities
+
+
+async def _read_everything(session: SyncSession, plan: SyncPlan, state: StateStore) -> bool:
+    """Projects, work packages (+ sweep), meetings, wiki pages. Returns whether the
+    deletions of work packages were reconciled against a complete listing."""
+    tenant, progress, changes = session.tenant, session.progress, session.changes
+    progress.phase(tenant.name, "projects")
+    visibility_changed = await sync_projects(session)
+
+    progress.phase(tenant.name, "work packages")
+    high_water = state.get_high_water(work_packages.RESOURCE)
+    since = None
+    if not plan.full and high_water is not None:
+        since = high_water - timedelta(seconds=tenant.sync_safety_margin_seconds)
+    walk = await work_packages.sync_work_packages(session, since)
+    newest = max((t for t in (high_water, walk.newest) if t is not None), default=None)
+    if newest is not None:
+        changes.high_water[work_packages.RESOURCE] = newest
+
+    swept = False
+    if plan.full:
+        progress.phase(tenant.name, "removing deleted work packages")
+        await remove_vanished(session, walk.listed)
+        swept = True
+    elif plan.sweep or visibility_changed:
+        if visibility_changed:
+            logger.info("%s: the visible projects changed; sweeping now", tenant.name)
+        progress.phase(tenant.name, "deletion sweep")
+        await sweep_work_packages(session)
+        swept = True
+
+    progress.phase(tenant.name, "meetings")
+    await sync_meetings(session)
+
+    progress.phase(tenant.name, "wiki pages")
+    last_success = state.last_successful_run()
+    await sync_wiki(
+        session,
+        state.get_wiki_discovery(),
+        last_run_at=last_success.started_at if last_success is not None else None,
+    )
+    if swept:
+        changes.high_water[SWEEP_RESOURCE] = session.started_at
+    return swept
+
+
+async def _commit(
+    tenant: TenantConfig,
+    index: TenantIndex,
+    state: StateStore,
+    plan: SyncPlan,
+    run_id: int,
+    session: SyncSession,
+    swept: bool,
+    clock: Clock,
+) -> SyncReport:
+    changes, requests = session.changes, session.client.request_count
+    session.progress.phase(tenant.name, "committing")
+    info = await asyncio.to_thread(index.commit)
+    if plan.new_generation:
+        await asyncio.to_thread(index.publish)
+    finished_at = clock()
+    counts = changes.counts()
+    with state.transaction():
+        changes.apply(state)
+        state.set_index_pointer(
+            IndexPointer(info.generation, SCHEMA_VERSION, info.opstamp, finished_at)
+        )
+        run = state.finish_run(run_id, counts=counts, requests=requests, index_opstamp=info.opstamp)
+    stats = await asyncio.to_thread(index.stats)
+    return SyncReport(
+        tenant=tenant.name,
+        run_id=run_id,
+        kind=plan.run_kind,
+        reason=plan.reason,
+        started_at=run.started_at,
+        finished_at=run.finished_at or finished_at,
+        counts=counts,
+        documents=dict(stats.documents_per_kind),
+        requests=requests,
+        swept=swept,
+        generation=info.generation,
+        opstamp=info.opstamp,
+    )
+
+
+async def _abandon(index: TenantIndex, plan: SyncPlan) -> None:
+    """Drop uncommitted writes; remove an unpublished fresh generation."""
+    with contextlib.suppress(OpindexError, OSError):
+        if plan.new_generation:
+            await asyncio.to_thread(index.discard)
+        else:
+            await asyncio.to_thread(index.rollback)
+
+
+def _record_failure(
+    state: StateStore, run_id: int, exc: BaseException, changes: PendingChanges, requests: int
+) -> None:
+    interrupted = isinstance(exc, KeyboardInterrupt | asyncio.CancelledError | SystemExit)
+    reason = "interrupted" if interrupted and not str(exc) else f"{type(exc).__name__}: {exc}"
+    try:
+        state.fail_run(
+            run_id, reason, counts=changes.counts(), requests=requests, interrupted=interrupted
+        )
+    except OpindexError as state_problem:
+        logger.error("could not record the failed run %d: %s", run_id, state_problem)

@@ -1,0 +1,202 @@
+"""A tenant's index status: freshness, last run and error, documents, size, capabilities.
+
+Read-only: never takes the sync lock and never creates a tenant directory, so it is
+safe to call while a sync runs (the CLI ``status`` command, the MCP status tool, the
+service's routing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from opindex.config import TenantConfig
+from opindex.errors import IndexUnavailableError, StateError
+from opindex.index import TenantIndex
+from opindex.search.document import KINDS
+from opindex.state import (
+    LockHolder,
+    StateStore,
+    SyncRun,
+    is_locked,
+    lock_holder,
+    state_db_path,
+)
+from opindex.state.models import utc_now
+from opindex.sync.locations import index_directory
+
+Freshness = Literal["fresh", "stale", "missing"]
+StatusState = Literal["fresh", "stale", "missing", "syncing"]
+
+DOCUMENT_KEYS: Mapping[str, str] = {
+    "work_package": "work_packages",
+    "wiki_page": "wiki_pages",
+    "meeting": "meetings",
+}
+"""Record kind → key in ``TenantStatus.documents`` (plural, as the status output shows)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """The latest sync run, whatever its outcome."""
+
+    id: int
+    kind: str
+    outcome: str
+    started_at: datetime
+    finished_at: datetime | None
+    requests: int
+    error: str | None
+
+    @classmethod
+    def of(cls, run: SyncRun) -> RunSummary:
+        """Summarize a stored run."""
+        return cls(
+            run.id, run.kind, run.outcome, run.started_at, run.finished_at, run.requests, run.error
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TenantStatus:
+    """Everything ``opindex status`` shows about one tenant.
+
+    ``state`` is ``syncing`` while a sync or rebuild holds the tenant's lock, otherwise
+    the ``freshness``: ``fresh`` if the last successful sync finished less than
+    ``max_staleness_seconds`` ago, ``stale`` if longer ago, ``missing`` if there is no
+    usable index. ``last_error`` is the reason of the latest run if that run failed.
+    """
+
+    tenant: str
+    state: StatusState
+    freshness: Freshness
+    last_sync_at: datetime | None
+    age_seconds: float | None
+    max_staleness_seconds: int
+    last_run: RunSummary | None
+    last_error: str | None
+    documents: Mapping[str, int]
+    index_bytes: int | None
+    generation: str | None
+    capabilities: Mapping[str, Any] | None
+    syncing: LockHolder | None = None
+    problems: tuple[str, ...] = field(default=())
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict (timestamps as ISO 8601 UTC strings)."""
+        run = self.last_run
+        return {
+            "tenant": self.tenant,
+            "state": self.state,
+            "freshness": self.freshness,
+            "last_sync_at": _iso(self.last_sync_at),
+            "age_seconds": None if self.age_seconds is None else round(self.age_seconds, 3),
+            "max_staleness_seconds": self.max_staleness_seconds,
+            "last_error": self.last_error,
+            "last_run": None
+            if run is None
+            else {
+                "id": run.id,
+                "kind": run.kind,
+                "outcome": run.outcome,
+                "started_at": _iso(run.started_at),
+                "finished_at": _iso(run.finished_at),
+                "requests": run.requests,
+                "error": run.error,
+            },
+            "documents": dict(self.documents),
+            "index_bytes": self.index_bytes,
+            "generation": self.generation,
+            "capabilities": None if self.capabilities is None else dict(self.capabilities),
+            "syncing": None
+            if self.syncing is None
+            else {
+                "pid": self.syncing.pid,
+                "purpose": self.syncing.purpose,
+                "since": _iso(self.syncing.since),
+            },
+            "problems": list(self.problems),
+        }
+
+
+def tenant_status(
+    tenant: TenantConfig, data_dir: Path, *, clock: Callable[[], datetime] = utc_now
+) -> TenantStatus:
+    """The status of one tenant's index, computed from its state database, its index
+    directory and its lock, at ``clock()``."""
+    now = clock()
+    problems: list[str] = []
+    last_success: SyncRun | None = None
+    latest: SyncRun | None = None
+    capabilities: Mapping[str, Any] | None = None
+    if state_db_path(data_dir, tenant.name).is_file():
+        try:
+            with StateStore.for_tenant(data_dir, tenant.name, clock=clock) as state:
+                last_success = state.last_successful_run()
+                latest = state.latest_run()
+                stored = state.get_capabilities()
+                capabilities = dict(stored.data) if stored is not None else None
+        except StateError as exc:
+            problems.append(f"state database: {exc}")
+
+    documents = {key: 0 for key in DOCUMENT_KEYS.values()}
+    index_bytes: int | None = None
+    generation: str | None = None
+    has_index = False
+    directory = index_directory(data_dir, tenant.name)
+    try:
+        if directory.current() is not None:
+            with TenantIndex(directory) as index:
+                stats = index.stats()
+            has_index = True
+            generation = stats.generation
+            index_bytes = stats.bytes_on_disk
+            for kind in KINDS:
+                documents[DOCUMENT_KEYS[kind]] = int(stats.documents_per_kind.get(kind, 0))
+    except IndexUnavailableError as exc:
+        problems.append(f"index: {exc}")
+
+    last_sync_at = last_success.finished_at if last_success is not None else None
+    freshness, age = _freshness(
+        last_sync_at if has_index else None, tenant.max_staleness_seconds, now
+    )
+    holder: LockHolder | None = None
+    syncing = is_locked(data_dir, tenant.name)
+    if syncing:
+        holder = lock_holder(data_dir, tenant.name)
+    last_error = None
+    if latest is not None and latest.outcome in ("failed", "interrupted"):
+        last_error = latest.error or latest.outcome
+    elif latest is not None and latest.outcome == "running" and not syncing:
+        last_error = "interrupted: the process running the sync ended before it finished"
+    return TenantStatus(
+        tenant=tenant.name,
+        state="syncing" if syncing else freshness,
+        freshness=freshness,
+        last_sync_at=last_sync_at,
+        age_seconds=age,
+        max_staleness_seconds=tenant.max_staleness_seconds,
+        last_run=RunSummary.of(latest) if latest is not None else None,
+        last_error=last_error,
+        documents=documents,
+        index_bytes=index_bytes,
+        generation=generation,
+        capabilities=capabilities,
+        syncing=holder,
+        problems=tuple(problems),
+    )
+
+
+def _freshness(
+    last_sync_at: datetime | None, max_staleness_seconds: int, now: datetime
+) -> tuple[Freshness, float | None]:
+    if last_sync_at is None:
+        return "missing", None
+    age = max(0.0, (now - last_sync_at).total_seconds())
+    return ("fresh" if age < max_staleness_seconds else "stale"), age
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
