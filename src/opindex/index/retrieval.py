@@ -26,6 +26,7 @@ case-insensitive substring of the raw text; see containment_query().
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
@@ -151,7 +152,9 @@ def containment_pieces(text: str) -> list[tuple[str, Anchor]]:
     """
     pieces: list[tuple[str, Anchor]] = []
     for token in tokenize(text):
-        starts = token.start > 0
+        # A combining mark right before the run may continue a longer run in the record
+        # ("Mu\u0308ller" holds "\u0308ller"), so only a real separator anchors the start.
+        starts = token.start > 0 and not unicodedata.category(text[token.start - 1]).startswith("M")
         ends = token.end < len(text)
         anchor: Anchor = (
             "whole" if starts and ends else "start" if starts else "end" if ends else "anywhere"

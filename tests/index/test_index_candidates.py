@@ -1,0 +1,127 @@
+"""Candidate order, the cap and what it reports, and the per-rule clauses."""
+
+from __future__ import annotations
+
+import pytest
+from index_fixtures import work_package
+
+from opindex.errors import InvalidArgumentError
+from opindex.index import TenantIndex
+from opindex.index.vocabulary import Vocabulary
+from opindex.search.query import parse_query
+
+
+def found(index: TenantIndex, text: str, mode: str = "fuzzy", limit: int = 500) -> list[int]:
+    return [r.id for r in index.candidates(parse_query(text, mode), "work_package", limit=limit)]  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def rules(index: TenantIndex) -> TenantIndex:
+    index.upsert(
+        [
+            work_package(1, "budget"),  # exact
+            work_package(2, "budgeting"),  # starts with
+            work_package(3, "overbudgeted"),  # contains (len >= 4)
+            work_package(4, "budgte"),  # transposition, distance 1 (OSA) / 2 (Levenshtein)
+            work_package(5, "budgetary"),
+            work_package(6, "decision"),  # shared prefix >= 4 with "decide"
+            work_package(7, "unrelated words"),
+            work_package(8, "bud"),
+        ]
+    )
+    index.commit()
+    return index
+
+
+def test_each_scorer_rule_has_a_clause(rules: TenantIndex) -> None:
+    assert sorted(found(rules, "budget")) == [1, 2, 3, 4, 5]
+    assert sorted(found(rules, "decide")) == [6]
+    assert sorted(found(rules, "udge")) == [1, 2, 3, 5]  # containment, len 4
+    assert sorted(found(rules, "bud*")) == [1, 2, 4, 5, 8]
+    assert sorted(found(rules, "budegt")) == [1, 4]  # typo distance 2 at len 6
+    assert found(rules, "zzzz") == []
+
+
+def test_candidates_matching_more_terms_come_first_and_the_cap_cuts_the_rest(
+    index: TenantIndex,
+) -> None:
+    index.upsert(work_package(i, "approval of something") for i in range(1, 40))
+    index.upsert([work_package(100, "budget approval"), work_package(101, "the budget aproval")])
+    index.commit()
+    everything = index.candidates(parse_query("budget approval"), "work_package", limit=500)
+    assert len(everything) == 41 and everything.total == 41
+    assert not everything.truncated and everything.excluded_max_terms is None
+    assert sorted(r.id for r in everything[:2]) == [100, 101]
+
+    capped = index.candidates(parse_query("budget approval"), "work_package", limit=5)
+    assert len(capped) == 5
+    assert capped.total == 41 and capped.truncated
+    assert sorted(r.id for r in capped[:2]) == [100, 101]
+    assert capped.excluded_max_terms == 1  # only one-term matches were cut
+
+
+def test_exact_tokens_in_the_title_rank_above_body_matches(index: TenantIndex) -> None:
+    index.upsert(
+        [
+            work_package(1, "misc", "budget mentioned in the body"),
+            work_package(2, "budget", "body"),
+        ]
+    )
+    index.commit()
+    assert found(index, "budget") == [2, 1]
+
+
+def test_containment_queries_come_most_recent_first_and_report_the_cap(
+    index: TenantIndex,
+) -> None:
+    from datetime import UTC, datetime
+
+    index.upsert(
+        work_package(i, f"ticket no {i} budget", updated_at=datetime(2024, 1, i, tzinfo=UTC))
+        for i in range(1, 11)
+    )
+    index.commit()
+    result = index.candidates(parse_query("BUDG", "exact"), "work_package", limit=3)
+    assert [r.id for r in result] == [10, 9, 8]
+    assert result.truncated and result.total == 10
+
+
+def test_short_fuzzy_queries_use_containment(index: TenantIndex) -> None:
+    index.upsert([work_package(1, "QA review"), work_package(2, "Aqaba"), work_package(3, "q a")])
+    index.commit()
+    assert sorted(found(index, "qa")) == [1, 2]
+    assert sorted(found(index, "q a", "exact")) == [3]
+    assert sorted(found(index, " qa ")) == [1, 2]  # fuzzy containment strips the query
+
+
+def test_queries_without_letters_scan_the_raw_text(index: TenantIndex) -> None:
+    index.upsert([work_package(1, "a -- b"), work_package(2, "a - b"), work_package(3, "x--")])
+    index.commit()
+    assert sorted(found(index, "--", "exact")) == [1, 3]
+    assert sorted(found(index, "--")) == [1, 3]
+    assert found(index, "--", limit=1) in ([1], [3])
+
+
+def test_empty_query_and_bad_limit(index: TenantIndex) -> None:
+    index.upsert([work_package(1, "budget")])
+    index.commit()
+    assert found(index, "") == []
+    assert found(index, "   ") == []
+    with pytest.raises(InvalidArgumentError, match="limit"):
+        found(index, "budget", limit=0)
+
+
+def test_vocabulary_lookups_fold_case_and_anchor() -> None:
+    vocabulary = Vocabulary(["straße", "abc", "xabcx", "ab", "ς", "σοφος", "日本語"])
+    assert vocabulary.find("ab") == ["abc", "xabcx", "ab"]
+    assert vocabulary.find("ab", "start") == ["abc", "ab"]
+    assert vocabulary.find("bc", "end") == ["abc"]
+    assert vocabulary.find("ab", "whole") == ["ab"]
+    assert vocabulary.find("SS") == ["straße"]  # casefold: ß -> ss
+    assert vocabulary.find("σ", "end") == ["ς", "σοφος"]  # casefold: ς -> σ
+    assert vocabulary.find("本") == ["日本語"]
+    assert vocabulary.find("b", limit=1) is None
+    assert vocabulary.find("") == vocabulary.find("", "whole")
+    assert vocabulary.find("zz") == []
+    assert Vocabulary([]).find("a") == []
+    assert vocabulary.size == 7
