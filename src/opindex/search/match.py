@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
@@ -44,6 +44,20 @@ class ContainmentMatcher:
     def score(self, text: str) -> float:
         """1.0 if the query occurs in *text* ignoring case, else 0.0."""
         return 1.0 if self._needle in text.lower() else 0.0
+
+    def best_values(self, column: Sequence[Sequence[str]]) -> tuple[list[float], list[int]]:
+        """For each entry of *column*: 1.0 and the index of the first containing value,
+        or 0.0 and -1."""
+        scores = [0.0] * len(column)
+        indexes = [-1] * len(column)
+        needle = self._needle
+        for position, values in enumerate(column):
+            for index, value in enumerate(values):
+                if needle in value.lower():
+                    scores[position] = 1.0
+                    indexes[position] = index
+                    break
+        return scores, indexes
 
     def offsets(self, text: str) -> tuple[int, ...]:
         """Where the query occurs in *text* (first occurrence), for the snippet."""
@@ -106,9 +120,9 @@ class QueryMatcher:
         self._positive: set[str] = set()
         self._scores: dict[str, list[float]] = {}
 
-    def learn(self, values: Iterable[AnalyzedText]) -> None:
+    def learn(self, values: Sequence[AnalyzedText]) -> None:
         """Score, in one batch, every token of *values* not met before."""
-        vocabulary = set().union(*(value.distinct for value in values))
+        vocabulary = set().union(*[value.distinct for value in values])
         vocabulary -= self._seen
         if vocabulary:
             self._learn(vocabulary)
@@ -133,17 +147,8 @@ class QueryMatcher:
                         self._positive.add(token)
                     vector[index] = score
 
-    def term_scores(self, value: AnalyzedText, *, learned: bool = False) -> list[float]:
-        """Best score of each query term against any token of *value*.
-
-        *learned* promises that ``learn`` already saw *value* (skips the vocabulary check).
-        """
-        distinct = value.distinct
-        if not learned and not self._seen.issuperset(distinct):
-            self._learn(distinct - self._seen)
-        hits = distinct & self._positive
-        if not hits:
-            return self._zeros
+    def _term_bests(self, hits: AbstractSet[str]) -> list[float]:
+        """Best score of each term over the matching tokens *hits* (non-empty)."""
         scores = self._scores
         if len(hits) == 1:
             best = scores[next(iter(hits))]
@@ -153,17 +158,50 @@ class QueryMatcher:
             return best
         return [max(best[i] for i in slot) for slot in self._slots]
 
-    def score(self, value: AnalyzedText, *, learned: bool = False) -> float:
+    def _combine(self, value: AnalyzedText, bests: list[float]) -> float:
         """``mean(best per term) * coverage``, scaled for headroom, plus the phrase bonus."""
-        bests = self.term_scores(value, learned=learned)
-        covered = len(bests) - bests.count(0.0)
+        count = len(bests)
+        covered = count - bests.count(0.0)
         if not covered:
             return 0.0
-        count = len(bests)
         base = (sum(bests) / count) * (covered / count) * BASE_SCALE
         if value.contains_sequence(self._phrase):
             return min(1.0, base + PHRASE_BONUS)
         return base
+
+    def term_scores(self, value: AnalyzedText) -> list[float]:
+        """Best score of each query term against any token of *value*."""
+        distinct = value.distinct
+        if not self._seen.issuperset(distinct):
+            self._learn(distinct - self._seen)
+        hits = distinct & self._positive
+        return self._term_bests(hits) if hits else self._zeros
+
+    def score(self, value: AnalyzedText) -> float:
+        """Field score of one value (0..1)."""
+        return self._combine(value, self.term_scores(value))
+
+    def best_values(
+        self, column: Sequence[Sequence[AnalyzedText]]
+    ) -> tuple[list[float], list[int]]:
+        """For each entry of *column* (the values of one field of one record): the best
+        value score and that value's index (-1 if none matched).
+
+        Every value must have gone through ``learn`` first. A value without any matching
+        token costs one C-level set intersection.
+        """
+        scores = [0.0] * len(column)
+        indexes = [-1] * len(column)
+        positive = self._positive
+        for position, values in enumerate(column):
+            for index, value in enumerate(values):
+                hits = value.distinct & positive
+                if hits:
+                    score = self._combine(value, self._term_bests(hits))
+                    if score > scores[position]:
+                        scores[position] = score
+                        indexes[position] = index
+        return scores, indexes
 
     def offsets(self, value: AnalyzedText) -> tuple[int, ...]:
         """Start offsets of the tokens that gave each term its best score in *value*."""

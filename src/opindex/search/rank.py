@@ -6,7 +6,7 @@ import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import islice
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, Protocol, TypeVar, cast
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedText
@@ -17,9 +17,10 @@ from opindex.search.snippet import extract_snippet
 DEFAULT_MIN_SCORE = 0.35
 
 FieldText = str | AnalyzedText
-FieldContent = FieldText | Sequence[FieldText] | None
+FieldContent = str | AnalyzedText | Sequence[str] | Sequence[AnalyzedText] | None
 """What a field extractor returns: one value, several values (a multi-valued field such as
-comments, each scored on its own), or None when the record has no such field."""
+comments, each scored on its own; all raw or all analysed), or None when the record has no
+such field. Analysed values (``AnalyzedText``) skip tokenization at query time."""
 
 
 class Identified(Protocol):
@@ -66,60 +67,70 @@ class Ranked(Generic[T]):
     matches: tuple[FieldMatch, ...]
 
 
-def _values(content: FieldContent) -> Sequence[FieldText]:
+def _analysed(content: FieldContent) -> Sequence[AnalyzedText]:
+    """The values of a field, analysed (tokenized) where they are still raw text."""
     if content is None:
         return ()
-    if isinstance(content, (str, AnalyzedText)):  # a tuple is faster than a union
+    if isinstance(content, AnalyzedText):
         return (content,)
-    return content
+    if isinstance(content, str):
+        return (AnalyzedText(content),)
+    if not content or isinstance(content[0], AnalyzedText):
+        return cast(Sequence[AnalyzedText], content)
+    return [AnalyzedText(text) for text in cast(Sequence[str], content)]
+
+
+def _texts(content: FieldContent) -> Sequence[str]:
+    """The values of a field as raw text."""
+    if content is None:
+        return ()
+    if isinstance(content, str):
+        return (content,)
+    if isinstance(content, AnalyzedText):
+        return (content.text,)
+    if not content or isinstance(content[0], str):
+        return cast(Sequence[str], content)
+    return [value.text for value in cast(Sequence[AnalyzedText], content)]
+
+
+Column = list[Sequence[FieldText]]
+"""The values of one field for every record, in record order."""
+Scores = tuple[list[float], list[int]]
+"""Per record of a column: the best value score and that value's index (-1 if none)."""
 
 
 class _Scorer:
-    """One query's matcher over raw strings (containment) or analysed values (fuzzy)."""
+    """One query's matcher over raw text (containment) or analysed values (fuzzy)."""
 
     def __init__(self, query: Query) -> None:
         self._containment = ContainmentMatcher(query) if query.containment else None
         self._fuzzy = None if query.containment else QueryMatcher(query)
 
-    def prepare(self, values: Sequence[FieldText]) -> Sequence[FieldText]:
-        """Analyse raw strings for a fuzzy query; containment reads the raw text."""
-        if self._fuzzy is None:
-            return values
-        for value in values:
-            if isinstance(value, str):
-                return [AnalyzedText(v) if isinstance(v, str) else v for v in values]
-        return values
-
-    def learn(self, values: Iterable[FieldText]) -> None:
-        """Score the vocabulary of all *values* in one batch (fuzzy queries only)."""
+    def score_columns(
+        self, contents: list[list[FieldContent]]
+    ) -> tuple[list[Column], list[Scores]]:
+        """Score each field (a column of extracted contents) for every record."""
         if self._fuzzy is not None:
-            self._fuzzy.learn(value for value in values if isinstance(value, AnalyzedText))
-
-    def best(self, values: Sequence[FieldText]) -> tuple[float, int]:
-        """The best score among *values* and its index (-1 if none scored)."""
-        best, best_index = 0.0, -1
-        if self._fuzzy is not None:
-            score_value = self._fuzzy.score
-            for index, value in enumerate(values):
-                assert isinstance(value, AnalyzedText)
-                score = score_value(value, learned=True)
-                if score > best:
-                    best, best_index = score, index
-            return best, best_index
+            analysed = [[_analysed(content) for content in column] for column in contents]
+            self._fuzzy.learn([v for column in analysed for values in column for v in values])
+            scores = [self._fuzzy.best_values(column) for column in analysed]
+            return cast(list[Column], analysed), scores
         assert self._containment is not None
-        for index, value in enumerate(values):
-            text = value if isinstance(value, str) else value.text
-            if self._containment.score(text) > best:
-                return 1.0, index
-        return best, best_index
+        texts = [[_texts(content) for content in column] for column in contents]
+        scores = [self._containment.best_values(column) for column in texts]
+        return cast(list[Column], texts), scores
 
     def offsets(self, value: FieldText) -> tuple[int, ...]:
         """Offsets of the matched tokens (or of the contained query) in *value*."""
         if self._fuzzy is None:
             assert self._containment is not None
-            return self._containment.offsets(value if isinstance(value, str) else value.text)
+            return self._containment.offsets(_raw(value))
         assert isinstance(value, AnalyzedText)
         return self._fuzzy.offsets(value)
+
+
+def _raw(value: FieldText) -> str:
+    return value if isinstance(value, str) else value.text
 
 
 @dataclass(slots=True)
@@ -155,31 +166,34 @@ def _validate(min_score: float, limit: int | None, fields: Sequence[FieldSpec[T]
             raise InvalidArgumentError(f"field {spec.name!r} needs a positive weight")
 
 
-def _prepare(
-    record: R, fields: Sequence[FieldSpec[R]], scorer: _Scorer
-) -> list[Sequence[FieldText]]:
-    return [scorer.prepare(_values(spec.extract(record))) for spec in fields]
-
-
-def _score_record(
-    per_field: list[Sequence[FieldText]],
-    fields: Sequence[FieldSpec[R]],
-    scorer: _Scorer,
-    max_weight: float,
-) -> list[_FieldHit]:
-    hits: list[_FieldHit] = []
-    for order, values in enumerate(per_field):
-        if not values:
-            continue
-        best, best_index = scorer.best(values)
-        rounded = round_score(best) if best else 0.0
-        if rounded > 0.0:
-            spec = fields[order]
-            weighted = best * spec.weight / max_weight
-            hits.append(
-                _FieldHit(order, spec.name, rounded, weighted, best_index, values[best_index])
-            )
-    return hits
+def _collect_candidates(
+    records: list[R], fields: Sequence[FieldSpec[R]], scorer: _Scorer
+) -> list[_Candidate[R]]:
+    """Score every field of every record; keep records with at least one matching field."""
+    columns, results = scorer.score_columns([[spec.extract(r) for r in records] for spec in fields])
+    max_weight = max(spec.weight for spec in fields)
+    if len(results) == 1:
+        best_raw = results[0][0]
+    else:
+        best_raw = list(map(max, *(scores for scores, _ in results)))
+    candidates: list[_Candidate[R]] = []
+    for position in [p for p, score in enumerate(best_raw) if score > 0.0]:
+        hits: list[_FieldHit] = []
+        for order, (spec, column, (scores, indexes)) in enumerate(
+            zip(fields, columns, results, strict=True)
+        ):
+            score = scores[position]
+            rounded = round_score(score) if score else 0.0
+            if rounded > 0.0:
+                value = column[position][indexes[position]]
+                weighted = score * spec.weight / max_weight
+                hits.append(
+                    _FieldHit(order, spec.name, rounded, weighted, indexes[position], value)
+                )
+        if hits:
+            score = round_score(max(hit.weighted for hit in hits))
+            candidates.append(_Candidate(records[position], score, hits))
+    return candidates
 
 
 def _finish(candidate: _Candidate[R], scorer: _Scorer) -> Ranked[R]:
@@ -188,10 +202,7 @@ def _finish(candidate: _Candidate[R], scorer: _Scorer) -> Ranked[R]:
         FieldMatch(
             field=hit.name,
             score=hit.score,
-            snippet=extract_snippet(
-                hit.value if isinstance(hit.value, str) else hit.value.text,
-                scorer.offsets(hit.value),
-            ),
+            snippet=extract_snippet(_raw(hit.value), scorer.offsets(hit.value)),
             value_index=hit.value_index,
         )
         for hit in hits
@@ -222,17 +233,8 @@ def rank_records(
     if not parsed.containment and not parsed.terms:
         return [Ranked(record=record, score=0.0, matches=()) for record in islice(records, limit)]
     scorer = _Scorer(parsed)
-    max_weight = max(spec.weight for spec in fields)
-    prepared = [(record, _prepare(record, fields, scorer)) for record in records]
-    scorer.learn(value for _, per_field in prepared for values in per_field for value in values)
-    candidates: list[_Candidate[R]] = []
-    for record, per_field in prepared:
-        hits = _score_record(per_field, fields, scorer, max_weight)
-        if not hits:
-            continue
-        if not parsed.containment and max(hit.score for hit in hits) < min_score:
-            continue
-        score = round_score(max(hit.weighted for hit in hits))
-        candidates.append(_Candidate(record, score, hits))
+    candidates = _collect_candidates(list(records), fields, scorer)
+    if not parsed.containment:
+        candidates = [c for c in candidates if max(h.score for h in c.hits) >= min_score]
     candidates.sort(key=lambda candidate: (-candidate.score, candidate.record.id))
     return [_finish(candidate, scorer) for candidate in candidates[:limit]]
