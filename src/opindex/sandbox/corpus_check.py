@@ -201,6 +201,6 @@ class References:
             problems += self._user(item_label, "presenter user", item.presenter)
             for outcome in item.outcomes:
                 problems += self._user(
-                    f"{item_label} outcome {outcome.id}", "author", outcome.author
+                    f"{item_label} outcome {outcome.id}", "author user", outcome.author
                 )
         return problems
