@@ -1,0 +1,176 @@
+"""A full sync indexes exactly what the tenant's account can see, deep content included."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.sandbox import ADMIN_KEY, MEMBER_KEY, OUTSIDER_KEY, running_sandbox
+from tests.sync.conftest import (
+    WIKI_IDS,
+    expected_ids,
+    indexed_ids,
+    make_tenant,
+    sample_corpus,
+    user_of,
+)
+
+from opindex.index import TenantIndex
+from opindex.state import StateStore
+from opindex.sync import SyncReport, index_directory, sync_tenant
+
+KEYS = (MEMBER_KEY, OUTSIDER_KEY, ADMIN_KEY)
+Synced = dict[str, tuple[Path, SyncReport]]
+
+
+@pytest.fixture(scope="module")
+def shared_corpus() -> dict[str, Any]:
+    return sample_corpus()
+
+
+@pytest.fixture(scope="module")
+def synced(
+    shared_corpus: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Synced]:
+    """One full sync per account against one sandbox; tests only read the results."""
+    results: Synced = {}
+    with running_sandbox(shared_corpus) as sandbox:
+        for key in KEYS:
+            data_dir = tmp_path_factory.mktemp(key)
+            report = asyncio.run(sync_tenant(make_tenant(sandbox, key), data_dir))
+            results[key] = (data_dir, report)
+        yield results
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_full_sync_indexes_exactly_what_the_account_sees(
+    synced: Synced, shared_corpus: dict[str, Any], key: str
+) -> None:
+    data_dir, report = synced[key]
+    corpus = shared_corpus
+    user = user_of(corpus, key)
+    for kind in ("work_package", "wiki_page", "meeting"):
+        ids = indexed_ids(data_dir, "acme", kind)
+        assert len(ids) == len(set(ids)), f"duplicate {kind} documents"
+        assert set(ids) == expected_ids(corpus, user, kind), kind
+        assert report.documents[kind] == len(ids)
+    assert report.kind == "full"
+    assert report.swept
+
+
+def test_closed_work_packages_and_far_wiki_pages_are_included(
+    synced: Synced, shared_corpus: dict[str, Any]
+) -> None:
+    data_dir = synced[ADMIN_KEY][0]
+    closed = {wp["id"] for wp in shared_corpus["work_packages"] if wp["status"] == 3}
+    assert closed, "the corpus must hold closed work packages"
+    with TenantIndex(index_directory(data_dir, "acme")) as index:
+        for wp_id in closed:
+            record = index.get("work_package", wp_id)
+            assert record is not None and record.attributes["is_closed"] is True
+        assert set(index.all_ids("wiki_page")) == set(WIKI_IDS)
+        page = index.get("wiki_page", 130)
+        assert page is not None
+        assert [v.text for v in page.document.fields["text"]] == ["How to rotate keys, page 130."]
+
+
+def test_meetings_carry_agenda_items_outcomes_and_participants(synced: Synced) -> None:
+    data_dir = synced[ADMIN_KEY][0]
+    with TenantIndex(index_directory(data_dir, "acme")) as index:
+        meeting = index.get("meeting", 3)
+    assert meeting is not None
+    fields = meeting.document.fields
+    assert [v.text for v in fields["agenda_title"]] == [
+        "Agenda item 1 of meeting 3",
+        "Agenda item 2 of meeting 3",
+    ]
+    assert fields["agenda_notes"][0].text == "Notes about hiring plan 3/1"
+    assert [(v.text, v.ref) for v in fields["outcome_notes"]] == [
+        ("Decided to hire 3/1", 301),
+        ("Decided to hire 3/2", 302),
+    ]
+    assert {v.text for v in fields["participants"]} == {"Ada Admin", "Bob Müller"}
+
+
+def test_internal_comments_only_reach_an_admin_index(
+    synced: Synced, shared_corpus: dict[str, Any]
+) -> None:
+    internal = {
+        (wp["id"], activity["id"])
+        for wp in shared_corpus["work_packages"]
+        for activity in wp["activities"]
+        if activity["internal"] and wp["project"] == 1
+    }
+    assert internal, "the corpus must hold internal comments in a shared project"
+
+    def comment_refs(data_dir: Path) -> set[tuple[int, int]]:
+        found: set[tuple[int, int]] = set()
+        with TenantIndex(index_directory(data_dir, "acme")) as index:
+            for wp_id in index.all_ids("work_package"):
+                record = index.get("work_package", wp_id)
+                assert record is not None
+                found |= {(wp_id, v.ref or 0) for v in record.document.fields["comments"]}
+        return found
+
+    assert not internal & comment_refs(synced[MEMBER_KEY][0])
+    assert internal <= comment_refs(synced[ADMIN_KEY][0])
+
+
+def test_full_sync_records_state_for_the_next_run(
+    synced: Synced, shared_corpus: dict[str, Any]
+) -> None:
+    data_dir, report = synced[MEMBER_KEY]
+    corpus = shared_corpus
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        run = state.latest_run()
+        assert run is not None and run.outcome == "succeeded" and run.kind == "full"
+        assert run.requests == report.requests > 0
+        pointer = state.get_index_pointer()
+        assert pointer is not None and pointer.opstamp == report.opstamp
+        newest = max(
+            wp["updatedAt"]
+            for wp in corpus["work_packages"]
+            if wp["project"] in {1, 2, 3}  # what the member sees
+        )
+        high_water = state.get_high_water("work_packages")
+        assert high_water is not None
+        assert high_water.strftime("%Y-%m-%dT%H:%M:%SZ") == newest
+        discovery = state.get_wiki_discovery()
+        assert discovery.highest_id_seen == max(
+            expected_ids(corpus, user_of(corpus, MEMBER_KEY), "wiki_page")
+        )
+        capabilities = state.get_capabilities()
+        assert capabilities is not None
+        assert capabilities.data["account"] == {"id": 2, "login": "bob"}
+        assert capabilities.data["server"]["meeting_outcomes"] is True
+
+
+@pytest.mark.parametrize(
+    ("options", "agenda", "text"),
+    [
+        ({"wiki_list": True, "meetings_api": "17.4"}, True, True),
+        ({"no_wiki_text": True, "meetings_api": "16"}, False, False),
+    ],
+)
+async def test_server_variants(
+    corpus: dict[str, Any], tmp_path: Path, options: dict[str, Any], agenda: bool, text: bool
+) -> None:
+    with running_sandbox(corpus, **options) as sandbox:
+        report = await sync_tenant(make_tenant(sandbox, ADMIN_KEY), tmp_path)
+        if options.get("wiki_list"):
+            # Discovery used the list: no probing of single pages beyond the capability check.
+            probes = [p for p in sandbox.stats()["by_path"] if p.startswith("/api/v3/wiki_pages/")]
+            assert len(probes) <= 1
+    assert report.documents["wiki_page"] == len(WIKI_IDS)
+    assert report.documents["meeting"] == len(corpus["meetings"])
+    with TenantIndex(index_directory(tmp_path, "acme")) as index:
+        meeting = index.get("meeting", 1)
+        page = index.get("wiki_page", 101)
+    assert meeting is not None and page is not None
+    assert ("agenda_notes" in meeting.document.fields) is agenda
+    assert ("text" in page.document.fields) is text
+    if options["meetings_api"] == "17.4":
+        assert "outcome_notes" not in meeting.document.fields
