@@ -90,7 +90,7 @@ class _Generator:
         logins = {"admin"}
         for index in range(1, count):
             first = vocab.FIRST_NAMES[index % len(vocab.FIRST_NAMES)]
-            last = vocab.LAST_NAMES[(index * 7) % len(vocab.LAST_NAMES)]
+            last = vocab.LAST_NAMES[(index * 11 + 3) % len(vocab.LAST_NAMES)]
             name = f"{first} {last}"
             login = ascii_login(name)
             while login in logins:
