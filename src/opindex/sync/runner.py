@@ -276,6 +276,7 @@ async def _read_everything(session: SyncSession, plan: SyncPlan, state: StateSto
         session,
         state.get_wiki_discovery(),
         last_run_at=last_success.started_at if last_success is not None else None,
+        refresh_all=visibility_changed,
     )
     if swept:
         changes.high_water[SWEEP_RESOURCE] = session.started_at

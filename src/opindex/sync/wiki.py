@@ -28,9 +28,17 @@ PAGE_SIZE = 1000
 
 
 async def sync_wiki(
-    session: SyncSession, discovery: WikiDiscovery, *, last_run_at: datetime | None
+    session: SyncSession,
+    discovery: WikiDiscovery,
+    *,
+    last_run_at: datetime | None,
+    refresh_all: bool = False,
 ) -> None:
-    """Discover, refresh and reconcile wiki pages; records the new discovery state."""
+    """Discover, refresh and reconcile wiki pages; records the new discovery state.
+
+    ``refresh_all`` re-reads every known page now (e.g. after the account lost access
+    to a project) instead of the slice that is due.
+    """
     if session.capabilities.wiki_list:
         try:
             await _sync_from_list(session, discovery)
@@ -44,7 +52,7 @@ async def sync_wiki(
     if session.full:
         await _full_pass(session, discovery)
     else:
-        await _incremental(session, discovery, last_run_at=last_run_at)
+        await _incremental(session, discovery, last_run_at=last_run_at, refresh_all=refresh_all)
 
 
 async def _sync_from_list(session: SyncSession, discovery: WikiDiscovery) -> None:
@@ -112,17 +120,26 @@ async def _full_pass(session: SyncSession, discovery: WikiDiscovery) -> None:
 
 
 async def _incremental(
-    session: SyncSession, discovery: WikiDiscovery, *, last_run_at: datetime | None
+    session: SyncSession,
+    discovery: WikiDiscovery,
+    *,
+    last_run_at: datetime | None,
+    refresh_all: bool,
 ) -> None:
     known = session.known_of(KIND)
     now = session.started_at
     interval = session.tenant.wiki_refresh_interval_seconds
-    due = wiki_probe.refresh_slice(
-        known, now=now, interval_seconds=interval, last_run_at=last_run_at
-    )
+    if refresh_all:
+        due = sorted(known)
+    else:
+        due = wiki_probe.refresh_slice(
+            known, now=now, interval_seconds=interval, last_run_at=last_run_at
+        )
     await _refresh(session, due)
 
     position = wiki_probe.pass_position(discovery, now=now, interval_seconds=interval)
+    if refresh_all and not position.due:  # pages of newly visible projects sit in the gaps
+        position = wiki_probe.PassPosition(True, 0, now)
     highest = discovery.highest_id_seen
     if position.due:
         floor = max([*known, highest or 0], default=0)
