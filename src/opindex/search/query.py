@@ -61,7 +61,7 @@ class Query:
 
 
 # `(a|b|c)` groups: a term with several alternatives (what render_query writes).
-_GROUP_RE = re.compile(r"\(([^()]*\|[^()]*)\)")
+_GROUP_RE = re.compile(r"\(([^()|]*(?:\|[^()|]*)+)\)")
 
 
 def _chunk_terms(chunk: str) -> list[Term]:
