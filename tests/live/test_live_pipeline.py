@@ -20,12 +20,13 @@ from opindex.errors import (
 from opindex.live.pipeline import (
     EnrichmentBudget,
     EnrichmentMemo,
+    PipelineResult,
     shallow_record,
     two_phase_search,
 )
 from opindex.records import Record
 from opindex.search.document import FieldValue, SearchDocument
-from opindex.search.query import parse_query
+from opindex.search.query import MatchMode, parse_query
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 
@@ -47,7 +48,9 @@ def recency(record: Record) -> float | None:
 class FakeEnrichment:
     """Serves full records after a short sleep; counts calls and the peak in flight."""
 
-    def __init__(self, full: list[Record], failures: dict[int, OpenProjectError] | None = None):
+    def __init__(
+        self, full: list[Record], failures: dict[int, OpenProjectError] | None = None
+    ) -> None:
         self.full = {record.id: record for record in full}
         self.failures = failures or {}
         self.calls: list[int] = []
@@ -80,11 +83,11 @@ async def search(
     *,
     memo: EnrichmentMemo | None = None,
     budget: EnrichmentBudget | None = None,
-    match_mode: str = "fuzzy",
-):  # type: ignore[no-untyped-def]
+    match_mode: MatchMode = "fuzzy",
+) -> PipelineResult:
     return await two_phase_search(
         shallow(full),
-        parse_query(query, match_mode),  # type: ignore[arg-type]
+        parse_query(query, match_mode),
         kind="work_package",
         enrich=fake,
         recency=recency,
