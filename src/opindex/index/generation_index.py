@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,10 +14,14 @@ from pathlib import Path
 import tantivy
 
 from opindex.errors import IndexUnavailableError
+from opindex.index import record_codec
 from opindex.index import schema as s
 from opindex.index.vocabulary import Vocabulary
+from opindex.records import Record
 
 META_FILE = "meta.json"
+# Decoded records kept per tenant between two commits (a few MB at typical record sizes).
+RECORD_CACHE_SIZE = 2_000
 
 
 @contextmanager
@@ -48,17 +53,54 @@ def _meta_stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
+class RecordCache:
+    """Decoded records of one searcher, least recently used dropped first.
+
+    Decoding a stored record costs tens of microseconds, and a search decodes hundreds;
+    repeated and overlapping searches between two commits reuse them. A new cache
+    starts with every reload (doc addresses change with merges).
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._records: OrderedDict[tuple[int, int], Record] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Record:
+        """The record stored at *address*."""
+        key = (address.segment_ord, address.doc)
+        with self._lock:
+            cached = self._records.get(key)
+            if cached is not None:
+                self._records.move_to_end(key)
+                return cached
+        stored = searcher.doc(address).get_first(s.RECORD)
+        if not isinstance(stored, bytes):
+            raise IndexUnavailableError("an indexed document has no stored record")
+        record = record_codec.decode(stored)
+        with self._lock:
+            self._records[key] = record
+            if len(self._records) > self.capacity:
+                self._records.popitem(last=False)
+        return record
+
+
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A searcher and the reload count it belongs to."""
+    """A searcher, the reload count it belongs to, and its decoded-record cache."""
 
     generation: GenerationIndex
     searcher: tantivy.Searcher
     reload_count: int
+    records: RecordCache
 
     def vocabulary(self) -> Vocabulary:
         """The vocabulary of the ``all`` field as this searcher sees it."""
         return self.generation.vocabulary_for(self)
+
+    def record(self, address: tantivy.DocAddress) -> Record:
+        """The stored record of a hit."""
+        return self.records.get(self.searcher, address)
 
 
 class GenerationIndex:
@@ -78,6 +120,7 @@ class GenerationIndex:
         self._stamp = _meta_stamp(path)
         self._reload_count = 0
         self._vocabulary: tuple[int, Vocabulary] | None = None
+        self._records = RecordCache(RECORD_CACHE_SIZE)
 
     @classmethod
     def create(cls, name: str, path: Path) -> GenerationIndex:
@@ -101,11 +144,12 @@ class GenerationIndex:
             self._stamp = stamp
             self._reload_count += 1
             self._vocabulary = None
+            self._records = RecordCache(RECORD_CACHE_SIZE)
 
     def snapshot(self) -> Snapshot:
         """The current searcher."""
         with self._lock, tantivy_errors(self.path, "open a searcher"):
-            return Snapshot(self, self.index.searcher(), self._reload_count)
+            return Snapshot(self, self.index.searcher(), self._reload_count, self._records)
 
     def vocabulary_for(self, snapshot: Snapshot) -> Vocabulary:
         """The vocabulary matching *snapshot*, built once per reload."""

@@ -40,7 +40,10 @@ from opindex.search.query import Alternative, Query
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
 from opindex.search.tokenize import tokenize
 
-TERM_WEIGHT: Final = 10_000.0
+# Candidate score = TERM_WEIGHT x terms matched + PRIMARY_TERM_WEIGHT x terms matched in
+# the primary field + BM25 of exact tokens; the weights keep the three levels apart.
+TERM_WEIGHT: Final = 100_000.0
+PRIMARY_TERM_WEIGHT: Final = 1_000.0
 PRIMARY_BOOST: Final = 2.0
 # A substring piece matching more vocabulary terms than this is treated as unselective:
 # it no longer restricts the candidates (still a superset), and the cost stays bounded.
@@ -80,12 +83,12 @@ def _prefix(schema: tantivy.Schema, field: str, prefix: str) -> tantivy.Query:
     return tantivy.Query.fuzzy_term_query(schema, field, prefix, distance=0, prefix=True)
 
 
-def _term_set(schema: tantivy.Schema, terms: list[str] | None) -> tantivy.Query:
+def _term_set(schema: tantivy.Schema, field: str, terms: list[str] | None) -> tantivy.Query:
     if terms is None:  # unselective piece
         return tantivy.Query.all_query()
     if not terms:
         return tantivy.Query.empty_query()
-    return tantivy.Query.term_set_query(schema, s.ALL, terms)
+    return tantivy.Query.term_set_query(schema, field, terms)
 
 
 def _should(clauses: Sequence[tantivy.Query]) -> tantivy.Query:
@@ -93,49 +96,70 @@ def _should(clauses: Sequence[tantivy.Query]) -> tantivy.Query:
 
 
 def alternative_clauses(
-    schema: tantivy.Schema, vocabulary: VocabularySource, alternative: Alternative
+    schema: tantivy.Schema,
+    field: str,
+    alternative: Alternative,
+    containing: list[str] | None,
 ) -> list[tantivy.Query]:
-    """Clauses on ``all`` matching every document with a token that could score > 0.
+    """Clauses on *field* matching every document with a token that could score > 0.
 
-    Mirrors opindex.search.score.score_token (and score_prefix_token for ``tok*``).
+    Mirrors opindex.search.score.score_token (and score_prefix_token for ``tok*``);
+    *containing* lists the vocabulary terms that contain the token (None: too many).
     """
     token = alternative.token
     if len(token) > s.MAX_TOKEN_CHARS:  # indexed tokens are cut to this length too
-        return [_prefix(schema, s.ALL, token[: s.MAX_TOKEN_CHARS])]
+        return [_prefix(schema, field, token[: s.MAX_TOKEN_CHARS])]
     length = len(token)
-    clauses = [tantivy.Query.term_query(schema, s.ALL, token)]
+    clauses = [tantivy.Query.term_query(schema, field, token)]
     if length >= SHARED_PREFIX_MIN:  # starts-with q, and the shared-prefix rule
-        clauses.append(_prefix(schema, s.ALL, token[:SHARED_PREFIX_MIN]))
+        clauses.append(_prefix(schema, field, token[:SHARED_PREFIX_MIN]))
     elif length >= 3 or alternative.prefix:  # starts-with q (any length for ``tok*``)
-        clauses.append(_prefix(schema, s.ALL, token))
+        clauses.append(_prefix(schema, field, token))
     budget = edit_budget(token)
     if budget:
-        clauses.append(tantivy.Query.fuzzy_term_query(schema, s.ALL, token, distance=budget))
-    if length >= 4:  # q in t
-        containing = vocabulary().find(token, "anywhere", limit=MAX_PIECE_TERMS)
-        if containing is None or containing:
-            clauses.append(_term_set(schema, containing))
+        clauses.append(tantivy.Query.fuzzy_term_query(schema, field, token, distance=budget))
+    if length >= 4 and (containing is None or containing):  # q in t
+        clauses.append(_term_set(schema, field, containing))
     return clauses
+
+
+def _containing(vocabulary: VocabularySource, alternative: Alternative) -> list[str] | None:
+    token = alternative.token
+    if len(token) < 4 or len(token) > s.MAX_TOKEN_CHARS:
+        return []
+    return vocabulary().find(token, "anywhere", limit=MAX_PIECE_TERMS)
 
 
 def fuzzy_query(
     schema: tantivy.Schema, vocabulary: VocabularySource, query: Query, kind: str
 ) -> tantivy.Query | None:
-    """OR over the query terms; None when the query has no terms."""
+    """OR over the query terms; None when the query has no terms.
+
+    Score of a document: TERM_WEIGHT per query term it matches anywhere, plus
+    PRIMARY_TERM_WEIGHT per term matched in the kind's primary field (subject / title,
+    the heaviest field of the scorer), plus BM25 of the exact query tokens.
+    """
     primary = s.text_field_name(s.PRIMARY_FIELD[kind]) if kind in s.PRIMARY_FIELD else None
     scored: list[tantivy.Query] = []
     for term in query.terms:
-        clauses: list[tantivy.Query] = []
+        anywhere: list[tantivy.Query] = []
+        in_primary: list[tantivy.Query] = []
         for alternative in term.alternatives:
-            clauses.extend(alternative_clauses(schema, vocabulary, alternative))
+            containing = _containing(vocabulary, alternative)
+            anywhere.extend(alternative_clauses(schema, s.ALL, alternative, containing))
+            if primary is not None:
+                in_primary.extend(alternative_clauses(schema, primary, alternative, containing))
             if not alternative.token:
                 continue
             scored.append(tantivy.Query.term_query(schema, s.ALL, alternative.token))
             if primary is not None:
                 exact = tantivy.Query.term_query(schema, primary, alternative.token)
                 scored.append(tantivy.Query.boost_query(exact, PRIMARY_BOOST))
-        if clauses:
-            scored.append(tantivy.Query.const_score_query(_should(clauses), TERM_WEIGHT))
+        if anywhere:
+            scored.append(tantivy.Query.const_score_query(_should(anywhere), TERM_WEIGHT))
+        if in_primary:
+            weight = PRIMARY_TERM_WEIGHT
+            scored.append(tantivy.Query.const_score_query(_should(in_primary), weight))
     if not scored:
         return None
     return _should(scored)
@@ -154,7 +178,8 @@ def containment_pieces(text: str) -> list[tuple[str, Anchor]]:
     for token in tokenize(text):
         # A combining mark right before the run may continue a longer run in the record
         # ("Mu\u0308ller" holds "\u0308ller"), so only a real separator anchors the start.
-        starts = token.start > 0 and not unicodedata.category(text[token.start - 1]).startswith("M")
+        before = text[token.start - 1] if token.start > 0 else ""
+        starts = bool(before) and not unicodedata.category(before).startswith("M")
         ends = token.end < len(text)
         anchor: Anchor = (
             "whole" if starts and ends else "start" if starts else "end" if ends else "anywhere"
@@ -185,7 +210,7 @@ def containment_query(
         return None
     vocab = vocabulary()
     musts = [
-        _term_set(schema, vocab.find(piece, anchor, limit=MAX_PIECE_TERMS))
+        _term_set(schema, s.ALL, vocab.find(piece, anchor, limit=MAX_PIECE_TERMS))
         for piece, anchor in pieces
     ]
     return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
@@ -200,7 +225,7 @@ def raw_contains(record: Record, needle: str) -> bool:
     return any(lowered in t.lower() or folded in t.casefold() for t in texts)
 
 
-Decoder = Callable[[tantivy.Searcher, tantivy.DocAddress], Record]
+Decoder = Callable[[tantivy.DocAddress], Record]
 
 
 def _must(clauses: Sequence[tantivy.Query]) -> tantivy.Query:
@@ -219,7 +244,7 @@ def run_ranked(
     hits = result.hits
     excluded = int(hits[limit][0] // TERM_WEIGHT) if len(hits) > limit else None
     return CandidateList(
-        (decode(searcher, address) for _, address in hits[:limit]),
+        (decode(address) for _, address in hits[:limit]),
         total=hit_count(result),
         truncated=hit_count(result) > limit,
         excluded_max_terms=excluded,
@@ -242,7 +267,7 @@ def run_recent(
         order=tantivy.Order.Desc,
     )
     return CandidateList(
-        (decode(searcher, address) for _, address in result.hits),
+        (decode(address) for _, address in result.hits),
         total=hit_count(result),
         truncated=hit_count(result) > limit,
     )
@@ -270,7 +295,7 @@ def run_scan(
     )
     found = CandidateList(total=0, truncated=hit_count(result) > budget)
     for _, address in result.hits:
-        record = decode(searcher, address)
+        record = decode(address)
         if raw_contains(record, needle):
             found.total += 1
             if len(found) < limit:

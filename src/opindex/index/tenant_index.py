@@ -244,12 +244,6 @@ class TenantIndex:
 
     # --- reads ------------------------------------------------------------------------
 
-    def _decode(self, searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Record:
-        stored = searcher.doc(address).get_first(s.RECORD)
-        if not isinstance(stored, bytes):
-            raise IndexUnavailableError("an indexed document has no stored record")
-        return record_codec.decode(stored)
-
     def get(self, kind: str, record_id: int) -> Record | None:
         """The stored record, None if absent."""
         snap = self._snapshot()
@@ -257,7 +251,7 @@ class TenantIndex:
         with tantivy_errors(snap.generation.path, "read"):
             query = tantivy.Query.term_query(snap.generation.schema, s.KEY, key)
             hits = snap.searcher.search(query, 1).hits
-            return self._decode(snap.searcher, hits[0][1]) if hits else None
+            return snap.record(hits[0][1]) if hits else None
 
     def count(self, kind: str) -> int:
         """Number of live records of *kind*."""
@@ -316,14 +310,12 @@ class TenantIndex:
                 needle = containment_needle(query)
                 contained = containment_query(schema, snap.vocabulary, needle)
                 if contained is None:
-                    return run_scan(
-                        snap.searcher, needle, clauses, limit, SCAN_BUDGET, self._decode
-                    )
-                return run_recent(snap.searcher, contained, clauses, limit, self._decode)
+                    return run_scan(snap.searcher, needle, clauses, limit, SCAN_BUDGET, snap.record)
+                return run_recent(snap.searcher, contained, clauses, limit, snap.record)
             fuzzy = fuzzy_query(schema, snap.vocabulary, query, kind)
             if fuzzy is None:
                 return CandidateList()
-            return run_ranked(snap.searcher, fuzzy, clauses, limit, self._decode)
+            return run_ranked(snap.searcher, fuzzy, clauses, limit, snap.record)
 
     def stats(self) -> IndexStats:
         """Documents per kind, bytes on disk, generation and opstamp."""

@@ -1,0 +1,208 @@
+"""Benchmark: index build speed and candidate retrieval latency per query class.
+
+python scripts/bench_retrieval.py --sizes 10000 100000 --queries 200
+
+Builds a tenant index from a generated sandbox corpus (opindex.sandbox.corpus_gen) per
+size, then times TenantIndex.candidates() for exact, typo, prefix, containment (exact
+mode substring), infix and multi-term queries over work packages. Prints a Markdown
+section ready to append to docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from opindex.index import TenantIndex
+from opindex.records import Record
+from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus
+from opindex.search.document import FieldValue, SearchDocument
+from opindex.search.query import Query, parse_query
+from opindex.search.tokenize import token_texts
+
+
+def _when(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value.replace("Z", "+00:00")) if value else None
+
+
+def corpus_records(corpus: dict[str, Any]) -> list[Record]:
+    """Records of a sandbox corpus (a plain mapping; the syncer goes through the API)."""
+    users = {u["id"]: u["name"] for u in corpus["users"]}
+    closed = {s["id"]: s["isClosed"] for s in corpus["statuses"]}
+    records: list[Record] = []
+    for wp in corpus["work_packages"]:
+        fields = {
+            "subject": (FieldValue(wp["subject"]),),
+            "description": (FieldValue(wp.get("description") or ""),),
+            "comments": tuple(
+                FieldValue(a["comment"], a["id"]) for a in wp.get("activities", []) if a["comment"]
+            ),
+        }
+        records.append(
+            Record(
+                SearchDocument("work_package", wp["id"], fields),
+                title=wp["subject"],
+                project_id=wp["project"],
+                updated_at=_when(wp.get("updatedAt")),
+                attributes={
+                    "status_id": wp["status"],
+                    "is_closed": closed.get(wp["status"], False),
+                    "type_id": wp["type"],
+                    "assignee_id": wp.get("assignee"),
+                },
+            )
+        )
+    for page in corpus["wiki_pages"]:
+        fields = {"title": (FieldValue(page["title"]),), "text": (FieldValue(page["text"]),)}
+        records.append(
+            Record(SearchDocument("wiki_page", page["id"], fields), page["title"], page["project"])
+        )
+    for meeting in corpus["meetings"]:
+        items = meeting.get("agendaItems", [])
+        fields = {
+            "title": (FieldValue(meeting["title"]),),
+            "location": (FieldValue(meeting.get("location") or ""),),
+            "author": (FieldValue(users.get(meeting["author"], "")),),
+            "agenda_title": tuple(FieldValue(i["title"], i["id"]) for i in items),
+            "agenda_notes": tuple(FieldValue(i.get("notes") or "", i["id"]) for i in items),
+            "participants": tuple(FieldValue(users.get(p, "")) for p in meeting["participants"]),
+        }
+        records.append(
+            Record(
+                SearchDocument("meeting", meeting["id"], fields),
+                meeting["title"],
+                meeting["project"],
+            )
+        )
+    return records
+
+
+def _typo(rng: random.Random, word: str) -> str:
+    i = rng.randrange(1, len(word) - 1)
+    return word[:i] + word[i + 1] + word[i] + word[i + 2 :]  # transpose two letters
+
+
+def query_classes(rng: random.Random, records: list[Record]) -> dict[str, Callable[[], Query]]:
+    """Query makers per class, drawing words from work package texts."""
+    texts = [
+        v.text
+        for r in records
+        if r.document.kind == "work_package"
+        for vs in r.document.fields.values()
+        for v in vs
+    ]
+    words = sorted({t for text in texts[:5000] for t in token_texts(text) if t.isalpha()})
+    long_words = [w for w in words if len(w) >= 7]
+
+    def substring() -> Query:
+        text = rng.choice(texts)
+        start = rng.randrange(max(1, len(text) - 12))
+        return parse_query(text[start : start + rng.randint(5, 12)], "exact")
+
+    def infix() -> Query:
+        word = rng.choice(long_words)
+        return parse_query(word[2 : 2 + rng.randint(4, 5)])
+
+    def multi() -> Query:
+        text = token_texts(rng.choice(texts))
+        start = rng.randrange(max(1, len(text) - 3))
+        chosen = text[start : start + 3] or ["budget"]
+        chosen[-1] = _typo(rng, chosen[-1]) if len(chosen[-1]) >= 4 else chosen[-1]
+        return parse_query(" ".join(chosen))
+
+    return {
+        "exact": lambda: parse_query(rng.choice(words)),
+        "typo": lambda: parse_query(_typo(rng, rng.choice(long_words))),
+        "prefix": lambda: parse_query(rng.choice(long_words)[: rng.randint(3, 5)]),
+        "containment": substring,
+        "infix": infix,
+        "multi-term": multi,
+    }
+
+
+def _ms(values: list[float]) -> tuple[float, float]:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))]
+    return statistics.median(ordered) * 1000, p95 * 1000
+
+
+def bench_size(work_packages: int, queries: int, limit: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    corpus = generate_corpus(CorpusSize.proportional(work_packages), seed=seed)
+    records = corpus_records(corpus)
+    del corpus
+    text_bytes = sum(
+        len(v.text.encode()) for r in records for vs in r.document.fields.values() for v in vs
+    )
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        index = TenantIndex.create(Path(tmp) / "index")
+        started = time.perf_counter()
+        for chunk in range(0, len(records), 5000):
+            index.upsert(records[chunk : chunk + 5000])
+        index.commit()
+        build = time.perf_counter() - started
+        stats = index.stats()
+        started = time.perf_counter()
+        vocabulary = index.vocabulary()
+        vocabulary_build = time.perf_counter() - started
+        lines.append(
+            f"| {len(records):,} docs | indexing {len(records) / build:,.0f} docs/s "
+            f"({build:.1f} s) | {stats.bytes_on_disk / 1e6:.1f} MB on disk, "
+            f"{stats.bytes_on_disk / text_bytes:.2f} bytes/text byte | vocabulary "
+            f"{vocabulary.size:,} terms, built in {vocabulary_build * 1000:.0f} ms |"
+        )
+        lines.append("")
+        lines.append("| class | median ms | p95 ms | mean candidates | truncated |")
+        lines.append("|---|---|---|---|---|")
+        for name, make in query_classes(rng, records).items():
+            batch = [make() for _ in range(queries)]
+            timings, sizes, cut = [], [], 0
+            for query in batch:
+                started = time.perf_counter()
+                found = index.candidates(query, "work_package", limit=limit)
+                timings.append(time.perf_counter() - started)
+                sizes.append(len(found))
+                cut += found.truncated
+            median, p95 = _ms(timings)
+            lines.append(
+                f"| {name} | {median:.2f} | {p95:.2f} | {statistics.mean(sizes):.0f} | "
+                f"{cut}/{queries} |"
+            )
+        index.close()
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--limit", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    print("## Index retrieval\n")
+    print(
+        f"`python scripts/bench_retrieval.py {' '.join(sys.argv[1:])}` "
+        f"(candidates() over work packages, limit {args.limit}, {args.queries} queries per "
+        "class, generated sandbox corpus, work packages + wiki pages + meetings)\n"
+    )
+    for size in args.sizes:
+        print(f"### {size:,} work packages\n")
+        print("\n".join(bench_size(size, args.queries, args.limit, args.seed)))
+        print()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"Peak RSS of the benchmark process: {peak:.0f} MB\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
