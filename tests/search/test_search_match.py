@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from opindex.search import match as match_module
 from opindex.search.analysis import AnalyzedText
 from opindex.search.match import BASE_SCALE, QueryMatcher, score_field
-from opindex.search.query import parse_query
+from opindex.search.query import Alternative, alternative_score, parse_query
 
 
 @pytest.mark.parametrize(
@@ -76,12 +77,20 @@ def test_short_and_exact_queries_use_containment_on_raw_text() -> None:
     assert score_field(parse_query("of budget", "exact"), "Approval of q3 budget").score == 0.0
 
 
-def test_matcher_scores_each_distinct_token_once() -> None:
+def test_matcher_scores_each_distinct_token_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[str, str]] = []
+
+    def counting(alternative: Alternative, token: str) -> float:
+        calls.append((alternative.token, token))
+        return alternative_score(alternative, token)
+
+    monkeypatch.setattr(match_module, "alternative_score", counting)
     matcher = QueryMatcher(parse_query("budget"))
-    first = AnalyzedText("budget budget budgets")
-    second = AnalyzedText("budgets and budget")
-    assert matcher.score(first) == matcher.score(second) == 1.0
-    assert matcher._seen == {"budget", "budgets", "and"}
+    values = [AnalyzedText("budget budget budgets"), AnalyzedText("budgets and budget budget")]
+    assert [matcher.score(v) for v in values] == [1.0, 1.0]
+    matcher.learn(values)
+    assert matcher.best_values([values, values]) == ([1.0, 1.0], [0, 0])
+    assert sorted(calls) == [("budget", "budget"), ("budget", "budgets")]
 
 
 def test_alternatives_take_the_best_score() -> None:
