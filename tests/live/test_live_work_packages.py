@@ -240,6 +240,8 @@ async def test_invalid_match_mode_is_rejected_before_any_request(sandbox: Sandbo
             searcher.session(bogus)
         with pytest.raises(InvalidArgumentError):
             await searcher.list_activities(1, "budget", match_mode="FUZZY")
+        with pytest.raises(InvalidArgumentError, match="limit"):
+            await searcher.list_activities(1, "budget", limit=0)
     assert sandbox.stats()["requests"] == 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from opindex.errors import InvalidArgumentError
 from opindex.openproject.client import OpenProjectClient
 from opindex.openproject.models import Activity
 from opindex.search.query import parse_query, validate_match_mode
@@ -43,6 +44,8 @@ async def list_activities(
     activities fetched, ``activities`` those matching (all of them without a query).
     """
     mode = validate_match_mode(match_mode)
+    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
+        raise InvalidArgumentError(f"limit must be a positive integer or None, not {limit!r}")
     parsed = parse_query(query if query is not None else "", mode)
     start = client.request_count
     activities = await client.work_package_activities(work_package_id)
