@@ -10,6 +10,8 @@ from live_support import live_searcher, request
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
 from opindex.live import LiveHit
+from opindex.search.query import parse_query
+from opindex.service.results import ResultBuilder, ScoredHit
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +50,35 @@ async def test_recall_table(
         assert item in agenda_refs(best)
     # Every candidate fit in the enrichment window: the corpus was read in full.
     assert outcome.enrichment_calls == outcome.candidates
+
+
+ENVELOPE = [
+    # (query, matchType of the top result, the agenda item it lists first, or None)
+    ("budget aproval", "agenda_item", "Approval of Q3 budget"),
+    ("approval of the budget", "agenda_item", "Approval of Q3 budget"),
+    ("what did we decide about hiring", "agenda_item", "Hiring plan"),
+    ("meeting with the design team", "participant", None),
+    # Anna Müller also attends: participants (1.0) outweigh author (0.5) as the best field.
+    ("muller", "participant", None),
+]
+
+
+@pytest.mark.parametrize(("query", "match_type", "item"), ENVELOPE, ids=[e[0] for e in ENVELOPE])
+async def test_live_hits_make_the_spec_meeting_results(
+    sandbox: SandboxHandle, query: str, match_type: str, item: str | None
+) -> None:
+    """The live hits, shaped by the service's one result builder, carry score,
+    matchedFields, matchType and the matched agenda items of spec §3.1."""
+    async with live_searcher(sandbox) as (searcher, _):
+        outcome = await searcher.search(request("meeting", query))
+    builder = ResultBuilder(parse_query(query))
+    top = builder.build([ScoredHit(hit.record, hit.ranked) for hit in outcome.hits])[0]
+    assert top.match_type == match_type
+    assert top.score == outcome.hits[0].score > 0
+    assert top.matched_fields == outcome.hits[0].matched_fields
+    if item is not None:
+        assert top.matched_agenda_items
+        assert top.matched_agenda_items[0].title == item
 
 
 EXACT_QUERIES = {
