@@ -200,6 +200,16 @@ async def test_status_filter_reaches_the_server(sandbox: SandboxHandle) -> None:
     assert sorted(hit.record.id for hit in listed.hits) == sorted(CLOSED_IDS)
 
 
+async def test_type_and_assignee_filters_reach_the_server(sandbox: SandboxHandle) -> None:
+    async with live_searcher(sandbox) as (searcher, _):
+        bugs = await searcher.search(request("work_package", "budget", project_id=1, type_id=2))
+        bobs = await searcher.search(request("work_package", "", project_id=1, assignee_id=2))
+        adas = await searcher.search(request("work_package", "", project_id=1, assignee_id=1))
+    assert bugs.hits == [] and bugs.candidates == 0
+    assert len(bobs.hits) == 42  # every work package of the corpus builder is Bob's
+    assert adas.hits == []
+
+
 async def test_query_a_finds_subject_matches_beyond_the_window(sandbox: SandboxHandle) -> None:
     """Project 4 holds 260 work packages; the one matching is the oldest, outside the
     250-wide recency window of Query B, and still found through Query A (spec §3.3)."""
