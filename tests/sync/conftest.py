@@ -22,8 +22,8 @@ from opindex.index import TenantIndex
 from opindex.sync import index_directory
 
 KIND_TABLES = {"work_package": "work_packages", "wiki_page": "wiki_pages", "meeting": "meetings"}
-WIKI_IDS = (1, 2, 3, 9, 51, 52, 77, 101, 102, 130)
-"""Wiki page ids with gaps (4-8, 10-50, 53-76, 78-100, 103-129) and well past id 50."""
+WIKI_IDS = (1, 2, 3, 9, 51, 52, 60, 61, 70, 90)
+"""Wiki page ids with gaps (4-8, 10-50, 53-59, 62-69, 71-89) and well past id 50."""
 
 
 def sample_corpus() -> dict[str, Any]:
@@ -155,3 +155,24 @@ def data_dir(tmp_path: Path) -> Path:
 
 
 TenantFactory = Callable[..., TenantConfig]
+
+
+def write_config(
+    directory: Path, tenants: list[tuple[str, SandboxHandle, str]], **settings: Any
+) -> Path:
+    """An ``opindex.toml`` with ``data_dir = "data"`` and one tenant per (name, sandbox,
+    key); ``settings`` are added to every tenant. Readable by the owner only."""
+    lines = ['data_dir = "data"']
+    for name, sandbox, key in tenants:
+        lines += [
+            "",
+            "[[tenants]]",
+            f'name = "{name}"',
+            f'base_url = "{sandbox.base_url}"',
+            f'api_key = "{key}"',
+        ]
+        lines += [f"{setting} = {value}" for setting, value in settings.items()]
+    path = directory / "opindex.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return path

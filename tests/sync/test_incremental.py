@@ -61,7 +61,7 @@ async def test_next_sync_reflects_upserts_and_deletes_of_every_kind(
     mutate("delete", "meetings", {"id": 2})
     # Wiki: changed text, a new page above the highest id, one deleted.
     mutate("upsert", "wiki_pages", {"id": 51, "text": "Keys are rotated every quarter."})
-    mutate("upsert", "wiki_pages", {"id": 131, "project": 1, "title": "Onboarding", "text": "Hi"})
+    mutate("upsert", "wiki_pages", {"id": 91, "project": 1, "title": "Onboarding", "text": "Hi"})
     mutate("delete", "wiki_pages", {"id": 52})
 
     # Past the wiki refresh interval and the deletion sweep interval.

@@ -1,0 +1,120 @@
+"""A sync killed mid-way (SIGKILL) changes nothing that readers see; the next run completes.
+
+The killed sync and the second, refused sync run as real ``python -m opindex sync``
+processes, so the lock, the uncommitted index writes and the state database are
+exercised across processes exactly as a daemon and a cron job would.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
+from tests.sync.conftest import expected_ids, write_config
+
+from opindex import cli
+from opindex.index import TenantIndex
+from opindex.state import StateStore, is_locked
+from opindex.sync import index_directory
+
+BOB = 2
+KINDS = ("work_package", "wiki_page", "meeting")
+
+
+def _opindex(*args: str) -> list[str]:
+    return [sys.executable, "-m", "opindex", *args]
+
+
+def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _snapshot(data_dir: Path) -> dict[str, Any]:
+    """What a reader sees: ids per kind and the title of work package 5."""
+    with TenantIndex(index_directory(data_dir, "acme")) as reader:
+        seen: dict[str, Any] = {kind: reader.all_ids(kind) for kind in KINDS}
+        record = reader.get("work_package", 5)
+        seen["title5"] = record.title if record else None
+    return seen
+
+
+def test_killed_sync_leaves_the_previous_index_and_the_rerun_completes(
+    corpus: dict[str, Any], tmp_path: Path
+) -> None:
+    # Ten records per page, so the killed run has written pages before it stalls.
+    with running_sandbox(corpus, page_size_max=10) as sandbox:
+        config = write_config(
+            tmp_path, [("acme", sandbox, MEMBER_KEY)], deletion_sweep_interval_seconds=1
+        )
+        data_dir = tmp_path / "data"
+        assert cli.main(["sync", "--config", str(config), "--quiet"]) == cli.EXIT_OK
+        before = _snapshot(data_dir)
+        live = _mutate(sandbox, corpus)
+        # The newest work package (5, just changed) is on the last page: stall there.
+        sandbox.fault("/api/v3/work_packages/5/activities", hang=30)
+        sandbox.reset_stats()
+
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        victim = subprocess.Popen(
+            _opindex("sync", "--config", str(config), "--full"),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        try:
+            _wait_for(
+                lambda: sandbox.stats()["by_path"].get("/api/v3/work_packages/5/activities", 0) > 0,
+                "the sync to reach the stalled request",
+            )
+            assert is_locked(data_dir, "acme")
+            assert _snapshot(data_dir) == before  # readers keep the previous index
+
+            second = subprocess.run(
+                _opindex("sync", "--config", str(config), "--tenant", "acme"),
+                capture_output=True,
+                text=True,
+                timeout=120,
+                env=env,
+            )
+            assert second.returncode == cli.EXIT_SYNC_RUNNING
+            assert "acme" in second.stderr and "already being synced" in second.stderr
+        finally:
+            victim.kill()
+            victim.wait(timeout=30)
+        assert _snapshot(data_dir) == before  # uncommitted writes died with the process
+        sandbox.clear_faults()
+
+        assert cli.main(["sync", "--config", str(config), "--quiet"]) == cli.EXIT_OK
+
+    after = _snapshot(data_dir)
+    for kind in KINDS:
+        assert len(after[kind]) == len(set(after[kind])), f"duplicate {kind}"
+        assert set(after[kind]) == expected_ids(live, BOB, kind), kind
+    assert after["title5"] == "Changed while a sync was killed"
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        outcomes = [run.outcome for run in reversed(state.recent_runs())]
+    assert outcomes == ["succeeded", "interrupted", "succeeded"]
+
+
+def _mutate(sandbox: SandboxHandle, corpus: dict[str, Any]) -> dict[str, Any]:
+    """Change, add and delete records on the server; return the corpus as it is now."""
+    live = copy.deepcopy(corpus)
+    sandbox.mutate(
+        "upsert", "work_packages", {"id": 5, "subject": "Changed while a sync was killed"}
+    )
+    sandbox.mutate("delete", "work_packages", {"id": 8})
+    live["work_packages"] = [wp for wp in live["work_packages"] if wp["id"] != 8]
+    sandbox.mutate("delete", "meetings", {"id": 4})
+    live["meetings"] = [m for m in live["meetings"] if m["id"] != 4]
+    return live
