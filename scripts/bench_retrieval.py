@@ -1,11 +1,12 @@
 """Benchmark: index build speed and candidate retrieval latency per query class.
 
-python scripts/bench_retrieval.py --sizes 10000 100000 --queries 200
+python scripts/bench_retrieval.py --sizes 10000 100000 --queries 200 --tenants 10
 
 Builds a tenant index from a generated sandbox corpus (opindex.sandbox.corpus_gen) per
 size, then times TenantIndex.candidates() for exact, typo, prefix, containment (exact
-mode substring), infix and multi-term queries over work packages. Prints a Markdown
-section ready to append to docs/BENCHMARKS.md.
+mode substring), infix and multi-term queries over work packages. With --tenants N, a
+fresh process opens N copies of the first index (as a server would) and searches each;
+its peak RSS is reported. Prints a Markdown section ready to append to docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from __future__ import annotations
 import argparse
 import random
 import resource
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -135,7 +138,50 @@ def _ms(values: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, p95 * 1000
 
 
-def bench_size(work_packages: int, queries: int, limit: int, seed: int) -> list[str]:
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def memory_child(roots: list[Path], queries: int, limit: int) -> None:
+    """Open every tenant index, search each, print the RSS figures (child process)."""
+    rng = random.Random(1)
+    before = _rss_mb()
+    indexes = [TenantIndex(root) for root in roots]
+    for _ in range(queries):
+        for index in indexes:
+            words = index.vocabulary().find("", limit=None) or ["budget"]
+            word = rng.choice(words)
+            text = _typo(rng, word) if len(word) >= 4 else word
+            for kind in ("work_package", "wiki_page", "meeting"):
+                index.candidates(parse_query(text), kind, limit=limit)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"{before:.0f} {_rss_mb():.0f} {peak:.0f}")
+
+
+def bench_memory(source: Path, tenants: int, queries: int, limit: int) -> str:
+    with tempfile.TemporaryDirectory() as tmp:
+        roots = []
+        for i in range(tenants):
+            root = Path(tmp) / f"tenant{i}" / "index"
+            shutil.copytree(source, root)
+            roots.append(root)
+        args = [sys.executable, __file__, "--memory-child", *map(str, roots)]
+        args += ["--queries", str(queries), "--limit", str(limit)]
+        output = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    before, after, peak = output.split()
+    return (
+        f"{tenants} tenants x this index, {queries} searches x 3 kinds each, one process: "
+        f"RSS {before} MB after imports, {after} MB after the searches, peak {peak} MB"
+    )
+
+
+def bench_size(
+    work_packages: int, queries: int, limit: int, seed: int, tenants: int = 0
+) -> list[str]:
     rng = random.Random(seed)
     corpus = generate_corpus(CorpusSize.proportional(work_packages), seed=seed)
     records = corpus_records(corpus)
@@ -179,6 +225,8 @@ def bench_size(work_packages: int, queries: int, limit: int, seed: int) -> list[
                 f"{cut}/{queries} |"
             )
         index.close()
+        if tenants:
+            lines.extend(["", bench_memory(Path(tmp) / "index", tenants, 100, limit)])
     return lines
 
 
@@ -188,16 +236,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--limit", type=int, default=500)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--tenants", type=int, default=0, help="memory: N copies, 1st size")
+    parser.add_argument("--memory-child", type=Path, nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memory_child:
+        memory_child(args.memory_child, args.queries, args.limit)
+        return 0
     print("## Index retrieval\n")
     print(
         f"`python scripts/bench_retrieval.py {' '.join(sys.argv[1:])}` "
         f"(candidates() over work packages, limit {args.limit}, {args.queries} queries per "
         "class, generated sandbox corpus, work packages + wiki pages + meetings)\n"
     )
-    for size in args.sizes:
+    for position, size in enumerate(args.sizes):
         print(f"### {size:,} work packages\n")
-        print("\n".join(bench_size(size, args.queries, args.limit, args.seed)))
+        tenants = args.tenants if position == 0 else 0
+        print("\n".join(bench_size(size, args.queries, args.limit, args.seed, tenants)))
         print()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"Peak RSS of the benchmark process: {peak:.0f} MB\n")

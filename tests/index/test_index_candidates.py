@@ -125,3 +125,20 @@ def test_vocabulary_lookups_fold_case_and_anchor() -> None:
     assert vocabulary.find("zz") == []
     assert Vocabulary([]).find("a") == []
     assert vocabulary.size == 7
+
+
+def test_record_cache_never_serves_stale_records(index: TenantIndex) -> None:
+    uncached = TenantIndex(index.directory, record_cache=0)
+    index.upsert([work_package(1, "budget v1")])
+    index.commit()
+    first = index.candidates(parse_query("budget"), "work_package")
+    assert first == index.candidates(parse_query("budget"), "work_package")  # from the cache
+    assert first == uncached.candidates(parse_query("budget"), "work_package")
+    index.upsert([work_package(1, "budget v2")])
+    index.commit()
+    assert [r.title for r in index.candidates(parse_query("budget"), "work_package")] == [
+        "budget v2"
+    ]
+    assert [r.title for r in uncached.candidates(parse_query("budget"), "work_package")] == [
+        "budget v2"
+    ]

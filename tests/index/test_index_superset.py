@@ -14,6 +14,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from index_fixtures import meeting, wiki_page, work_package
@@ -171,9 +172,7 @@ def _build(root: Path, corpus: Corpus) -> TenantIndex:
     return index
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(min_value=0, max_value=2**32 - 1))
-def test_candidates_are_a_superset_of_the_oracle(seed: int) -> None:
+def _random_corpus_run(seed: int) -> None:
     rng = random.Random(seed)
     corpus = Corpus([_record(rng, rng.choice(KINDS), i) for i in range(rng.randint(1, 14))])
     with tempfile.TemporaryDirectory() as tmp:
@@ -183,6 +182,19 @@ def test_candidates_are_a_superset_of_the_oracle(seed: int) -> None:
                 _check(index, corpus, corpus.query(rng))
         finally:
             index.close()
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_candidates_are_a_superset_of_the_oracle(seed: int) -> None:
+    _random_corpus_run(seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(min_value=0, max_value=2**32 - 1))
+def test_candidates_are_a_superset_of_the_oracle_long_run(seed: int) -> None:
+    _random_corpus_run(seed)
 
 
 def test_superset_on_a_larger_corpus_with_many_queries(tmp_path: Path) -> None:

@@ -123,6 +123,10 @@ def test_a_bad_record_rejects_the_whole_batch_and_loses_nothing(index: TenantInd
     assert index.all_ids("work_package") == [1]
     with pytest.raises(InvalidArgumentError, match="kind"):
         index.delete("issue", [1])
+    with pytest.raises(InvalidArgumentError, match="ints"):
+        index.delete("work_package", [1, "2"])  # type: ignore[list-item]
+    index.commit()
+    assert index.all_ids("work_package") == [1]
     with pytest.raises(InvalidArgumentError, match="kind"):
         index.count("issue")
 

@@ -20,8 +20,8 @@ from opindex.index.vocabulary import Vocabulary
 from opindex.records import Record
 
 META_FILE = "meta.json"
-# Decoded records kept per tenant between two commits (a few MB at typical record sizes).
-RECORD_CACHE_SIZE = 2_000
+# Decoded records kept per tenant between two commits (~2.5 KB each in memory).
+RECORD_CACHE_SIZE = 500
 
 
 @contextmanager
@@ -106,7 +106,7 @@ class Snapshot:
 class GenerationIndex:
     """The Tantivy index of one generation directory, opened for reading."""
 
-    def __init__(self, name: str, path: Path) -> None:
+    def __init__(self, name: str, path: Path, record_cache: int = RECORD_CACHE_SIZE) -> None:
         self.name = name
         self.path = path
         s.check_version(path)
@@ -120,7 +120,8 @@ class GenerationIndex:
         self._stamp = _meta_stamp(path)
         self._reload_count = 0
         self._vocabulary: tuple[int, Vocabulary] | None = None
-        self._records = RecordCache(RECORD_CACHE_SIZE)
+        self._record_cache = record_cache
+        self._records = RecordCache(record_cache)
 
     @classmethod
     def create(cls, name: str, path: Path) -> GenerationIndex:
@@ -144,7 +145,7 @@ class GenerationIndex:
             self._stamp = stamp
             self._reload_count += 1
             self._vocabulary = None
-            self._records = RecordCache(RECORD_CACHE_SIZE)
+            self._records = RecordCache(self._record_cache)
 
     def snapshot(self) -> Snapshot:
         """The current searcher."""

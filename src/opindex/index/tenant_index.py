@@ -16,6 +16,7 @@ from opindex.index import schema as s
 from opindex.index.backend import CommitInfo, IndexStats
 from opindex.index.filters import NO_FILTERS, IndexFilters, filter_clauses, kind_query
 from opindex.index.generation_index import (
+    RECORD_CACHE_SIZE,
     GenerationIndex,
     Snapshot,
     hit_count,
@@ -49,16 +50,24 @@ class TenantIndex:
     By default it follows the directory's CURRENT pointer: every read first checks (two
     stat calls) whether a rebuild published a new generation or a commit (from this or
     another process) changed the live one, and reloads if so. Pass *generation* to pin
-    one generation instead (a rebuild writing a fresh generation).
+    one generation instead (a rebuild writing a fresh generation). *record_cache* bounds
+    the decoded records kept between two commits (0 disables the cache).
 
     Writes open the Tantivy writer lazily; commit() and rollback() release it, so a
     reader never holds the writer lock. A second writer on the same index (this or
     another process) raises SyncInProgressError.
     """
 
-    def __init__(self, root: Path | IndexDirectory, *, generation: str | None = None) -> None:
+    def __init__(
+        self,
+        root: Path | IndexDirectory,
+        *,
+        generation: str | None = None,
+        record_cache: int = RECORD_CACHE_SIZE,
+    ) -> None:
         self.directory = root if isinstance(root, IndexDirectory) else IndexDirectory(root)
         self._pinned = generation
+        self._record_cache = record_cache
         self._lock = threading.RLock()
         self._live: GenerationIndex | None = None
         self._pointer_stamp: tuple[int, int, int] | None = None
@@ -149,7 +158,8 @@ class TenantIndex:
                     self._pointer_stamp = stamp
             if self._live is None or self._live.name != name:
                 assert name is not None
-                self._live = GenerationIndex(name, self.directory.generation_path(name))
+                path = self.directory.generation_path(name)
+                self._live = GenerationIndex(name, path, self._record_cache)
             live = self._live
         live.refresh()
         return live
@@ -211,7 +221,11 @@ class TenantIndex:
         """Delete records of *kind* by id (absent ids are ignored); visible after commit()."""
         if kind not in KINDS:
             raise InvalidArgumentError(f"unknown record kind {kind!r}; use one of {KINDS}")
-        keys = [record_codec.record_key(kind, int(i)) for i in ids]
+        batch = list(ids)
+        for record_id in batch:
+            if not isinstance(record_id, int) or isinstance(record_id, bool):
+                raise InvalidArgumentError(f"record ids must be ints, got {record_id!r}")
+        keys = [record_codec.record_key(kind, record_id) for record_id in batch]
         with self._lock:
             writer = self._open_writer()
             assert self._writer_generation is not None
