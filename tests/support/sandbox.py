@@ -161,7 +161,7 @@ def _read_listening_line(process: subprocess.Popen[str], timeout: float) -> str:
 
 @contextmanager
 def running_sandbox(
-    corpus: dict[str, Any] | Path, *, startup_timeout: float = 60.0, **options: Any
+    corpus: dict[str, Any] | Path, *, startup_timeout: float = 120.0, **options: Any
 ) -> Iterator[SandboxHandle]:
     """Run ``opindex sandbox`` on a free port for the duration of the block.
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from opindex.sandbox.corpus import Activity, AgendaItem, Meeting, Outcome, WikiPage, WorkPackage
 from opindex.sandbox.hal_core import (
@@ -56,6 +58,24 @@ def work_package_resource(store: SandboxStore, work_package: WorkPackage) -> Jso
             "type": link(f"{API}/types/{wp_type.id}", wp_type.name),
         },
     }
+
+
+_WP_SCALARS: dict[str, Callable[[WorkPackage], Any]] = {
+    "_type": lambda wp: "WorkPackage",
+    "id": lambda wp: wp.id,
+    "lockVersion": lambda wp: wp.lock_version,
+    "subject": lambda wp: wp.subject,
+    "description": lambda wp: formattable(wp.description),
+    "createdAt": lambda wp: timestamp(wp.created_at),
+    "updatedAt": lambda wp: timestamp(wp.updated_at),
+}
+
+
+def work_package_fields(store: SandboxStore, work_package: WorkPackage, names: set[str]) -> Json:
+    """Only the named properties (or links) of a work package: the cheap path of ``select``."""
+    if not names <= _WP_SCALARS.keys():
+        return work_package_resource(store, work_package)
+    return {name: _WP_SCALARS[name](work_package) for name in names}
 
 
 def journal_versions(work_package: WorkPackage) -> dict[int, int]:

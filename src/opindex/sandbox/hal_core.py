@@ -20,7 +20,7 @@ HAL_MEDIA_TYPE = "application/hal+json"
 
 def timestamp(value: datetime) -> str:
     """ISO 8601 in UTC with milliseconds, as the API renders datetimes."""
-    return value.strftime("%Y-%m-%dT%H:%M:%S.") + f"{value.microsecond // 1000:03d}Z"
+    return value.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def duration_hours(hours: float) -> str:

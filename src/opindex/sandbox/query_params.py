@@ -203,6 +203,13 @@ def parse_select(raw: str | None, element_properties: Iterable[str]) -> list[str
     return paths
 
 
+def selected_element_names(paths: list[str] | None) -> set[str] | None:
+    """The element properties a ``select`` asks for; ``None`` when whole elements are needed."""
+    if paths is None or "*" in paths or "elements/*" in paths:
+        return None
+    return {p.removeprefix("elements/") for p in paths if p.startswith("elements/")}
+
+
 def apply_select(collection: Json, paths: list[str] | None) -> Json:
     """Keep only the selected parts of a collection (and of each of its elements)."""
     if paths is None or "*" in paths:

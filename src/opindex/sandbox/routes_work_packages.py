@@ -7,9 +7,20 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from opindex.sandbox.auth import authenticate
-from opindex.sandbox.hal_content import activity_resource, journal_versions, work_package_resource
+from opindex.sandbox.hal_content import (
+    activity_resource,
+    journal_versions,
+    work_package_fields,
+    work_package_resource,
+)
 from opindex.sandbox.hal_core import API, hal_response, paginated_collection, unpaginated_collection
-from opindex.sandbox.query_params import apply_select, parse_paging, parse_select, parse_sort
+from opindex.sandbox.query_params import (
+    apply_select,
+    parse_paging,
+    parse_select,
+    parse_sort,
+    selected_element_names,
+)
 from opindex.sandbox.routes_core import find_project
 from opindex.sandbox.wp_query import DEFAULT_FILTERS_JSON, WP_SELECTABLE, WP_SORT_KEYS
 
@@ -28,10 +39,15 @@ async def _list(request: Request, path: str, project_ref: str | None) -> Respons
     found = state.wp_query.run(user, filters_json, sort, project_id)
     page = found[(offset - 1) * page_size : offset * page_size]
     query = {key: params[key] for key in ("filters", "sortBy", "select") if key in params}
+    names = selected_element_names(select)
+    if names is None:
+        elements = [work_package_resource(state.store, wp) for wp in page]
+    else:
+        elements = [work_package_fields(state.store, wp, names) for wp in page]
     body = paginated_collection(
         path,
         query,
-        [work_package_resource(state.store, wp) for wp in page],
+        elements,
         total=len(found),
         offset=offset,
         page_size=page_size,
