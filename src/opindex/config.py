@@ -21,8 +21,6 @@ message ever contains one.
 
 from __future__ import annotations
 
-import difflib
-import hmac
 import json
 import logging
 import os
@@ -35,7 +33,9 @@ from pathlib import Path
 from typing import Literal, cast
 from urllib.parse import urlsplit
 
+from opindex.config_table import ConfigTable
 from opindex.errors import ConfigError
+from opindex.secret import Secret as Secret  # re-exported: callers import it from here
 from opindex.state.paths import is_valid_tenant_name, tenant_directory
 
 logger = logging.getLogger(__name__)
@@ -59,35 +59,6 @@ _DEFAULT_PORT = 8765
 
 # Turns a problem description into a ConfigError that names the key.
 _ErrorFactory = Callable[[str], ConfigError]
-
-
-class Secret:
-    """A credential whose repr and str never reveal it; call :meth:`reveal` to use it."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        """The secret value, for the one place that must send it (the HTTP client)."""
-        return self._value
-
-    def matches(self, candidate: str) -> bool:
-        """Constant-time comparison with a credential presented by a caller."""
-        return hmac.compare_digest(self._value.encode(), candidate.encode())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and self.matches(other._value)
-
-    def __hash__(self) -> int:
-        return hash((Secret, self._value))
-
-    def __repr__(self) -> str:
-        return "Secret('**********')"
-
-    def __str__(self) -> str:
-        return "**********"
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,7 +226,7 @@ def parse_config(
 ) -> Config:
     """Validate parsed TOML ``data``; paths in it are relative to ``source``'s directory."""
     env = os.environ if env is None else env
-    top = _Table(data, "", str(source))
+    top = ConfigTable(data, "", str(source))
     top.reject_unknown({"data_dir", "tenants", "server"})
     base_dir = source.parent.absolute()
 
@@ -281,7 +252,7 @@ def parse_config(
     for index, raw in enumerate(raw_tenants):
         if not isinstance(raw, dict):
             raise top.error(f"tenants[{index}]", "must be a table ([[tenants]])")
-        tenant = _parse_tenant(_Table(raw, f"tenants[{index}]", str(source)), base_dir, env)
+        tenant = _parse_tenant(ConfigTable(raw, f"tenants[{index}]", str(source)), base_dir, env)
         for earlier in tenants:
             if earlier.name == tenant.name:
                 raise ConfigError(
@@ -307,7 +278,7 @@ _TENANT_INTEGERS = {
 _TENANT_KEYS = {"name", "base_url", "api_key", "api_key_env", "auth", "thesaurus"}
 
 
-def _parse_tenant(table: _Table, base_dir: Path, env: Mapping[str, str]) -> TenantConfig:
+def _parse_tenant(table: ConfigTable, base_dir: Path, env: Mapping[str, str]) -> TenantConfig:
     table.reject_unknown(_TENANT_KEYS | set(_TENANT_INTEGERS))
     name = cast(str, table.string("name"))
     if not is_valid_tenant_name(name):
@@ -337,7 +308,7 @@ def _parse_tenant(table: _Table, base_dir: Path, env: Mapping[str, str]) -> Tena
     )
 
 
-def _credential(table: _Table, env: Mapping[str, str]) -> Secret:
+def _credential(table: ConfigTable, env: Mapping[str, str]) -> Secret:
     if "api_key" in table.data and "api_key_env" in table.data:
         raise table.error("api_key", "set either api_key or api_key_env, not both")
     if "api_key" in table.data:
@@ -408,64 +379,3 @@ def _warn_if_world_readable(path: Path, data: Mapping[str, object]) -> None:
             path,
             ", ".join(inline),
         )
-
-
-class _Table:
-    """A TOML table under validation: typed getters whose errors name the full key."""
-
-    def __init__(self, data: Mapping[str, object], path: str, where: str) -> None:
-        self.data = data
-        self.path = path
-        self.where = where
-
-    def key(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
-
-    def error(self, key: str, problem: str) -> ConfigError:
-        return ConfigError(f"{self.where}: {self.key(key)}: {problem}")
-
-    def reject_unknown(self, allowed: set[str]) -> None:
-        unknown = sorted(set(self.data) - allowed)
-        if not unknown:
-            return
-        hints = [_with_suggestion(key, allowed) for key in unknown]
-        raise ConfigError(
-            f"{self.where}: unknown key {', '.join(hints)} in {self.path or 'top level'};"
-            f" known keys: {', '.join(sorted(allowed))}"
-        )
-
-    def table(self, key: str) -> _Table:
-        value = self.data[key]
-        if not isinstance(value, dict):
-            raise self.error(key, "must be a table")
-        return _Table(value, self.key(key), self.where)
-
-    def string(self, key: str, *, required: bool = True) -> str | None:
-        value = self.data.get(key)
-        if value is None:
-            if required:
-                raise self.error(key, "missing (required)")
-            return None
-        if not isinstance(value, str) or not value.strip():
-            raise self.error(key, f"must be a non-empty string, got {type(value).__name__}")
-        return value.strip()
-
-    def integer(self, key: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
-        value = self.data.get(key, default)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.error(key, f"must be an integer, got {type(value).__name__}")
-        if value < minimum or (maximum is not None and value > maximum):
-            bound = f"between {minimum} and {maximum}" if maximum else f"at least {minimum}"
-            raise self.error(key, f"must be {bound}, got {value}")
-        return value
-
-    def boolean(self, key: str, default: bool) -> bool:
-        value = self.data.get(key, default)
-        if not isinstance(value, bool):
-            raise self.error(key, f"must be true or false, got {type(value).__name__}")
-        return value
-
-
-def _with_suggestion(key: str, allowed: set[str]) -> str:
-    close = difflib.get_close_matches(key, allowed, n=1)
-    return f"{key!r} (did you mean {close[0]!r}?)" if close else repr(key)
