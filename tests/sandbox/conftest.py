@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-
-# Make ``tests.support`` importable when pytest runs without the repository root on sys.path.
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-from tests.sandbox.varied_corpus import PAGE_SIZE_MAX, varied_corpus  # noqa: E402
-from tests.support.sandbox import SandboxHandle, running_sandbox  # noqa: E402
+from tests.sandbox.varied_corpus import PAGE_SIZE_MAX, varied_corpus
+from tests.support.sandbox import SandboxHandle, running_sandbox
 
 
 @pytest.fixture(scope="session")

@@ -135,6 +135,8 @@ def test_upsert_adds_a_work_package_stamped_now(fresh: SandboxHandle) -> None:
     assert datetime.fromisoformat(fetched["updatedAt"]) >= before
     comments = fresh.get("/api/v3/work_packages/900/activities").json()
     assert [e["comment"]["raw"] for e in comments["_embedded"]["elements"]] == ["First!"]
+    comment_time = comments["_embedded"]["elements"][0]["createdAt"]
+    assert datetime.fromisoformat(comment_time) >= before  # new sub-records are stamped too
     since = json.dumps([{"updatedAt": {"operator": "<>d", "values": [before.isoformat(), ""]}}])
     changed = fresh.get("/api/v3/work_packages", params={"filters": since}).json()
     assert [e["id"] for e in changed["_embedded"]["elements"]] == [900]

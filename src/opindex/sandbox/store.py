@@ -139,6 +139,11 @@ class SandboxStore:
             merged["updatedAt"] = stamp
         if existing is None and record.get("createdAt") is None:
             merged["createdAt"] = stamp
+        _stamp_children(merged.get("activities"), stamp)
+        for item in merged.get("agendaItems") or []:
+            _stamp_children([item], stamp)
+            if isinstance(item, dict):
+                _stamp_children(item.get("outcomes"), stamp)
         if existing is not None and "lockVersion" in merged and "lockVersion" not in record:
             merged["lockVersion"] = int(merged["lockVersion"]) + 1
         try:
@@ -219,6 +224,18 @@ class SandboxStore:
                 )
             return problems
         raise CorpusError(f"{kind}: records of this kind cannot be changed")
+
+
+def _stamp_children(children: Any, stamp: str) -> None:
+    """Sub-records added by a mutation without timestamps were created just now."""
+    if not isinstance(children, list):
+        return
+    for child in children:
+        if isinstance(child, dict):
+            if child.get("createdAt") is None:
+                child["createdAt"] = stamp
+            if child.get("updatedAt") is None:
+                child["updatedAt"] = child["createdAt"]
 
 
 def not_found() -> NotFoundError:
