@@ -1,0 +1,67 @@
+"""The exhaustive re-rank skips only records that cannot score, and the substring baseline."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from evallib.baseline import SubstringBaseline
+from evallib.corpus_view import CorpusItem
+from evallib.oracle import ExhaustiveRanker, corpus_document
+from evallib.querygen import value_words
+from evallib.typos import inject_typo
+from opindex.search.analysis import analyze_document
+from opindex.search.document import KINDS
+from opindex.search.fields import rank_documents
+
+
+def _queries(items: list[CorpusItem], count: int) -> list[tuple[str, str]]:
+    rng = random.Random(2)
+    made = []
+    for _ in range(count):
+        item = rng.choice(items)
+        words = [w.surface for text in item.texts() for w in value_words(text)]
+        picked = rng.sample(words, min(len(words), rng.randint(1, 3)))
+        if rng.random() < 0.4 and len(picked[0]) >= 5:
+            picked[0] = inject_typo(picked[0], rng)[0]
+        made.append((item.kind, " ".join(picked)))
+    made += [("work_package", "ab"), ("meeting", "grafana kestrel"), ("wiki_page", "runbook*")]
+    return made
+
+
+def test_exhaustive_ranker_equals_ranking_every_record(small_items: list[CorpusItem]) -> None:
+    ranker = ExhaustiveRanker(corpus_document(item) for item in small_items)
+    everything = {
+        kind: [analyze_document(corpus_document(i)) for i in small_items if i.kind == kind]
+        for kind in KINDS
+    }
+    for kind, query in _queries(small_items, 60):
+        full = rank_documents(everything[kind], query, kind, limit=None)  # type: ignore[arg-type]
+        assert ranker.rank(kind, query, limit=None) == [r.record.id for r in full], query  # type: ignore[arg-type]
+
+
+def _item(kind: str, record_id: int, title: str, updated: str) -> CorpusItem:
+    return CorpusItem(kind, record_id, title, {"subject": (title,)}, updated)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def baseline() -> SubstringBaseline:
+    return SubstringBaseline(
+        [
+            _item("work_package", 1, "Fix kestrel timeout", "2025-01-01T00:00:00Z"),
+            _item("work_package", 2, "Kestrel TIMEOUT again", "2025-03-01T00:00:00Z"),
+            _item("work_package", 3, "Unrelated", "2025-02-01T00:00:00Z"),
+        ]
+    )
+
+
+def test_baseline_is_a_case_insensitive_title_substring_newest_first(
+    baseline: SubstringBaseline,
+) -> None:
+    assert baseline.search("work_package", "kestrel timeout") == [2, 1]
+    assert baseline.search("work_package", "  kestrel ") == [2, 1]
+    assert baseline.search("work_package", "timeout kestrel") == []
+    assert baseline.search("work_package", "kestrl") == []
+    assert baseline.search("work_package", "kestrel", limit=1) == [2]
+    assert baseline.search("meeting", "kestrel") == []
