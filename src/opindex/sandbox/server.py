@@ -81,7 +81,6 @@ async def serve(options: SandboxOptions, on_ready: Callable[[str], None]) -> Non
     app = create_app(corpus, options)
     del corpus
     # The corpus lives as long as the server: keep the collector from rescanning it.
-    gc.collect()
     gc.freeze()
     sock = bind_socket(options.host, options.port)
     config = uvicorn.Config(
