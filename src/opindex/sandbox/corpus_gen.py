@@ -24,7 +24,7 @@ FUTURE_START = datetime(2027, 1, 11, 9, 0, tzinfo=UTC)  # "upcoming" meetings st
 
 def stamp(value: datetime) -> str:
     """A corpus timestamp (UTC, whole seconds, ``Z``)."""
-    return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return value.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True, slots=True)
