@@ -124,3 +124,99 @@ class SearchResponse(BaseModel):
     def to_json_dict(self) -> dict[str, object]:
         """The wire form (camelCase result keys, snake_case meta keys, ISO datetimes)."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+# --- Responses of the other service calls (records, listings, status) ----------------
+
+
+class FieldValueOut(BaseModel):
+    """One stored text value of a record field; ``ref`` names its sub-record, if any."""
+
+    text: str
+    ref: int | None = None
+
+
+class RecordOut(BaseModel):
+    """A whole record as the index stores it (or the live path read it)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: int
+    kind: Kind
+    title: str
+    project: ProjectRef | None = None
+    updated_at: datetime | None = Field(default=None, alias="updatedAt")
+    url: str | None = None
+    attributes: dict[str, AttributeValue] = Field(default_factory=dict)
+    fields: dict[str, list[FieldValueOut]] = Field(default_factory=dict)
+
+
+class ReadMeta(BaseModel):
+    """Where a non-search answer came from (same meaning as in SearchMeta)."""
+
+    tenant: str
+    source: AnsweredBy
+    index_state: IndexState
+    indexed_at: datetime | None = None
+    age_seconds: float | None = None
+    notes: list[str] = Field(default_factory=list)
+
+
+class RecordResponse(BaseModel):
+    """``get_record``: one record plus where it was read."""
+
+    record: RecordOut
+    meta: ReadMeta
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The wire form (camelCase record keys, ISO datetimes)."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class UserRef(BaseModel):
+    """A user (author of an activity)."""
+
+    id: int | None = None
+    name: str | None = None
+
+
+class ActivityOut(BaseModel):
+    """One work-package activity (journal entry), ranked when a query was given."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: int
+    score: float
+    comment: str
+    snippet: str | None = None
+    internal: bool = False
+    user: UserRef | None = None
+    created_at: datetime | None = Field(default=None, alias="createdAt")
+
+
+class ActivityListResponse(BaseModel):
+    """``list_activities``: a work package's activities, best first when ranked."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    work_package_id: int = Field(alias="workPackageId")
+    results: list[ActivityOut]
+    ranked: bool
+    total: int
+    meta: ReadMeta
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The wire form."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class WorkPackageListResponse(BaseModel):
+    """``list_work_packages``: one page of OpenProject's own filtered listing."""
+
+    results: list[SearchResult]
+    total: int
+    meta: ReadMeta
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The wire form."""
+        return self.model_dump(mode="json", by_alias=True)

@@ -1,0 +1,318 @@
+"""The Service: one façade over search (index or live), reads, status and tenant lookup.
+
+The MCP server and the CLI are thin adapters over this class; every answer is a
+pydantic envelope from ``opindex.envelope`` that says where it came from.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Self, TypeVar
+
+import httpx
+
+from opindex.config import Config, Secret, TenantConfig
+from opindex.envelope import (
+    ActivityListResponse,
+    AnsweredBy,
+    MatchModeName,
+    ReadMeta,
+    RecordResponse,
+    SearchRequest,
+    SearchResponse,
+    StatusFilter,
+    WorkPackageListResponse,
+)
+from opindex.errors import (
+    AuthenticationError,
+    IndexUnavailableError,
+    InvalidArgumentError,
+    OpenProjectError,
+)
+from opindex.live import WikiDirectoryCache
+from opindex.records import Record
+from opindex.service import record_reads
+from opindex.service.routing import Clock, Freshness, is_upstream_unavailable, system_clock
+from opindex.service.search_flow import search_tenant
+from opindex.service.tenant_runtime import TenantRuntime
+from opindex.sync import TenantStatus, tenant_status
+
+CALLER_TENANT = "(caller credential)"
+"""``meta.tenant`` of a live search made with a caller's own credential (never a valid
+tenant name, so it cannot be mistaken for one)."""
+
+T = TypeVar("T")
+
+
+class Service:
+    """Search and reads for the tenants of one configuration.
+
+    Build it with :meth:`from_config`; use it as ``async with`` or call :meth:`aclose`.
+    Methods taking ``tenant`` accept None when exactly one tenant is configured; an
+    unknown tenant raises ``InvalidArgumentError``. Errors are ``OpindexError``s.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        clock: Clock | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self.config = config
+        self._clock = clock or system_clock
+        self._transport = transport
+        self._wiki_cache = WikiDirectoryCache()
+        self._runtimes = {
+            tenant.name: self._runtime(tenant, config.data_dir) for tenant in config.tenants
+        }
+
+    @classmethod
+    def from_config(
+        cls,
+        config: Config,
+        *,
+        clock: Clock | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> Service:
+        """A service for *config*. *clock* (aware datetimes) decides index freshness;
+        *transport* replaces the network for every OpenProject client (tests)."""
+        return cls(config, clock=clock, transport=transport)
+
+    def _runtime(self, tenant: TenantConfig, data_dir: Path | None) -> TenantRuntime:
+        return TenantRuntime(
+            tenant,
+            data_dir,
+            clock=self._clock,
+            transport=self._transport,
+            wiki_cache=self._wiki_cache,
+        )
+
+    # --- tenants ----------------------------------------------------------------------
+
+    @property
+    def tenant_names(self) -> tuple[str, ...]:
+        """Configured tenant names, in configuration order."""
+        return self.config.tenant_names
+
+    def resolve_tenant(self, tenant: str | None) -> str:
+        """The tenant a call is for: *tenant*, or the only one configured."""
+        if tenant is None:
+            if len(self._runtimes) == 1:
+                return next(iter(self._runtimes))
+            raise InvalidArgumentError(
+                "several tenants are configured; name one of: " + ", ".join(self.tenant_names)
+            )
+        if tenant not in self._runtimes:
+            known = ", ".join(self.tenant_names)
+            raise InvalidArgumentError(f"unknown tenant {tenant!r}; configured tenants: {known}")
+        return tenant
+
+    def tenant_for_credential(self, credential: str) -> str | None:
+        """The tenant whose API key is *credential* (constant-time comparison), or None."""
+        found = self.config.tenant_for_credential(credential)
+        return found.name if found is not None else None
+
+    # --- search -----------------------------------------------------------------------
+
+    async def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
+        """Ranked results for *request* from the index or the live path.
+
+        ``request.source``: ``auto`` follows the freshness policy (fresh index → index;
+        missing or stale → live; live unreachable and a stale index exists → the stale
+        index, ``meta.index_state == "stale"``), ``index`` and ``live`` force a path.
+        On zero hits the relaxation strategies run against the same path unless
+        ``request.fallback`` is False. ``meta.total`` counts every record that matched on
+        the index path; on the live path, the records returned.
+        """
+        return await search_tenant(self._runtimes[self.resolve_tenant(tenant)], request)
+
+    async def search_with_credential(
+        self, request: SearchRequest, credential: str, *, base_url: str | None = None
+    ) -> SearchResponse:
+        """A live-only search made with a caller's own OpenProject credential.
+
+        Allowed only when ``[server] allow_unknown_credentials_live`` is true; otherwise
+        ``AuthenticationError``. Never reads any index (``source`` ``index`` is refused).
+        *base_url* defaults to the one base URL all tenants share.
+        """
+        if not self.config.server.allow_unknown_credentials_live:
+            raise AuthenticationError(
+                "this credential matches no configured tenant, and searching with other "
+                "credentials is disabled ([server] allow_unknown_credentials_live)"
+            )
+        if request.source == "index":
+            raise InvalidArgumentError(
+                "searches with a caller's own credential are answered live only; "
+                "use source 'auto' or 'live'"
+            )
+        if not credential or not credential.strip():
+            raise AuthenticationError("an empty credential cannot be used")
+        tenant = TenantConfig(
+            name=CALLER_TENANT,
+            base_url=self._caller_base_url(base_url),
+            api_key=Secret(credential.strip()),
+        )
+        runtime = self._runtime(tenant, None)
+        try:
+            return await search_tenant(runtime, request)
+        finally:
+            await runtime.aclose()
+
+    def _caller_base_url(self, base_url: str | None) -> str:
+        known = sorted({tenant.base_url for tenant in self.config.tenants})
+        if base_url is None:
+            if len(known) == 1:
+                return known[0]
+            raise InvalidArgumentError("tenants use several OpenProject URLs; pass base_url")
+        cleaned = base_url.rstrip("/")
+        if cleaned not in known:
+            raise InvalidArgumentError(
+                "base_url must be the URL of a configured tenant: " + ", ".join(known)
+            )
+        return cleaned
+
+    # --- reads ------------------------------------------------------------------------
+
+    async def get_record(self, tenant: str | None, kind: str, record_id: int) -> RecordResponse:
+        """One whole record: from the index when it is fresh (and holds the record), else
+        live; a stale index answers when OpenProject is unreachable. ``NotFoundError``
+        when the record does not exist or is not visible."""
+        runtime = self._runtimes[self.resolve_tenant(tenant)]
+        checked = record_reads.check_kind(kind)
+        if isinstance(record_id, bool) or not isinstance(record_id, int) or record_id < 1:
+            raise InvalidArgumentError(f"record ids are positive integers, not {record_id!r}")
+        freshness = runtime.freshness()
+        base_url = runtime.config.base_url
+        if freshness.state == "fresh":
+            stored = await self._from_index(runtime, checked, record_id)
+            if stored is not None:
+                out = record_reads.record_out(stored, base_url)
+                return RecordResponse(record=out, meta=_read_meta(runtime, "index", freshness))
+        notes: list[str] = []
+        source: AnsweredBy = "live"
+        try:
+            record = await record_reads.fetch_record(runtime.client(), checked, record_id)
+        except OpenProjectError as exc:
+            if freshness.state != "stale" or not is_upstream_unavailable(exc):
+                raise
+            found = await self._from_index(runtime, checked, record_id)
+            if found is None:
+                raise
+            record, source = found, "index"
+            notes.append("OpenProject could not be reached; read from the stale index")
+        meta = _read_meta(runtime, source, freshness, notes)
+        return RecordResponse(record=record_reads.record_out(record, base_url), meta=meta)
+
+    @staticmethod
+    async def _from_index(runtime: TenantRuntime, kind: str, record_id: int) -> Record | None:
+        try:
+            index = runtime.index()
+        except IndexUnavailableError:
+            return None
+        return await asyncio.to_thread(index.get, kind, record_id)
+
+    async def list_activities(
+        self,
+        tenant: str | None,
+        work_package_id: int,
+        query: str | None = None,
+        match_mode: MatchModeName = "fuzzy",
+        *,
+        limit: int | None = None,
+    ) -> ActivityListResponse:
+        """The activities of a work package (live), ranked client-side when *query* is
+        given (no extra API call), else in API order."""
+        runtime = self._runtimes[self.resolve_tenant(tenant)]
+        listing = await runtime.live().list_activities(
+            work_package_id, query, match_mode, limit=limit
+        )
+        return ActivityListResponse(
+            workPackageId=listing.work_package_id,
+            results=record_reads.activities_out(listing),
+            ranked=listing.ranked,
+            total=listing.total,
+            meta=_read_meta(runtime, "live", runtime.freshness()),
+        )
+
+    async def list_work_packages(
+        self,
+        tenant: str | None,
+        *,
+        subject: str | None = None,
+        project_id: int | None = None,
+        status: StatusFilter | list[int] = "open",
+        type_id: int | None = None,
+        assignee_id: int | None = None,
+        limit: int = 50,
+    ) -> WorkPackageListResponse:
+        """OpenProject's own filtered listing (server-side ``subject ~`` and filters),
+        newest first, unranked: the semantics of a plain work-package list. Like
+        OpenProject's default, only open work packages unless *status* says otherwise."""
+        runtime = self._runtimes[self.resolve_tenant(tenant)]
+        filters = record_reads.listing_filters(
+            subject=subject,
+            project_id=project_id,
+            status=status,
+            type_id=type_id,
+            assignee_id=assignee_id,
+        )
+        results, total = await record_reads.list_work_packages(
+            runtime.client(), filters, limit, runtime.config.base_url
+        )
+        meta = _read_meta(runtime, "live", runtime.freshness())
+        return WorkPackageListResponse(results=results, total=total, meta=meta)
+
+    # --- status and lifecycle ---------------------------------------------------------
+
+    def status(self, tenant: str | None = None) -> list[TenantStatus]:
+        """Index status of one tenant, or of every tenant when *tenant* is None and
+        several are configured."""
+        if tenant is None and len(self._runtimes) > 1:
+            names = list(self.tenant_names)
+        else:
+            names = [self.resolve_tenant(tenant)]
+        return [
+            tenant_status(self.config.tenant(name), self.config.data_dir, clock=self._clock)
+            for name in names
+        ]
+
+    async def aclose(self) -> None:
+        """Close every client, index reader and state connection."""
+        await asyncio.gather(*(runtime.aclose() for runtime in self._runtimes.values()))
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _read_meta(
+    runtime: TenantRuntime,
+    source: AnsweredBy,
+    freshness: Freshness,
+    notes: list[str] | None = None,
+) -> ReadMeta:
+    return ReadMeta(
+        tenant=runtime.name,
+        source=source,
+        index_state=freshness.state,
+        indexed_at=freshness.indexed_at,
+        age_seconds=freshness.age_seconds,
+        notes=notes or [],
+    )
+
+
+async def run_service(config: Config, call: Callable[[Service], Awaitable[T]]) -> T:
+    """Run *call* with a service for *config* and close it afterwards (CLI helper)."""
+    async with Service.from_config(config) as service:
+        return await call(service)

@@ -1,0 +1,140 @@
+"""Reads that are not searches: one record, a work package's activities, a filtered listing."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncGenerator, Sequence
+from typing import cast
+
+from opindex.envelope import (
+    ActivityOut,
+    FieldValueOut,
+    ProjectRef,
+    RecordOut,
+    SearchRequest,
+    SearchResult,
+    StatusFilter,
+    UserRef,
+)
+from opindex.errors import InvalidArgumentError, NotFoundError
+from opindex.live import ActivityListing
+from opindex.live.work_packages import caller_filters
+from opindex.openproject import Filter, OpenProjectClient, Page, closed_status_ids
+from opindex.openproject.models import WorkPackage, resolve_status_closed
+from opindex.record_builders import meeting_record, wiki_page_record, work_package_record
+from opindex.records import Record
+from opindex.search.document import KINDS, Kind
+from opindex.search.query import parse_query
+from opindex.search.rank import Ranked
+from opindex.service.results import ResultBuilder, record_url
+
+MAX_LISTING = 200
+"""Most work packages one listing call returns."""
+_NO_QUERY = parse_query("")
+
+
+def check_kind(kind: str) -> Kind:
+    """*kind* typed, or InvalidArgumentError naming the valid kinds."""
+    for known in KINDS:
+        if kind == known:
+            return known
+    raise InvalidArgumentError(f"unknown record kind {kind!r}; expected one of: {', '.join(KINDS)}")
+
+
+def record_out(record: Record, base_url: str | None) -> RecordOut:
+    """The wire form of a whole record."""
+    return RecordOut(
+        id=record.id,
+        kind=record.document.kind,
+        title=record.title,
+        project=ProjectRef(id=record.project_id, name=record.project_name),
+        updatedAt=record.updated_at,
+        url=record_url(base_url, record),
+        attributes=dict(record.attributes),
+        fields={
+            name: [FieldValueOut(text=value.text, ref=value.ref) for value in values]
+            for name, values in record.document.fields.items()
+        },
+    )
+
+
+async def fetch_record(client: OpenProjectClient, kind: Kind, record_id: int) -> Record:
+    """Read one record live, with its deep content (NotFoundError if absent or invisible)."""
+    if kind == "wiki_page":
+        return wiki_page_record(await client.wiki_page(record_id))
+    if kind == "meeting":
+        meeting = await client.meeting(record_id)
+        try:
+            items = await client.meeting_agenda_items(record_id)
+        except NotFoundError:  # servers before 17.4 have no agenda items API
+            return meeting_record(meeting, None)
+        return meeting_record(meeting, items)
+    work_package = await client.work_package(record_id)
+    activities = await client.work_package_activities(record_id)
+    closed = closed_status_ids(await client.statuses())
+    return work_package_record(
+        work_package, activities, status_closed=resolve_status_closed(work_package, closed)
+    )
+
+
+def activities_out(listing: ActivityListing) -> list[ActivityOut]:
+    """Ranked activities as wire models (the best-matching excerpt as snippet)."""
+    return [
+        ActivityOut(
+            id=item.record.id,
+            score=item.score,
+            comment=item.record.comment,
+            snippet=item.matches[0].snippet if item.matches else None,
+            internal=item.record.internal,
+            user=UserRef(id=item.record.user.id, name=item.record.user.name)
+            if item.record.user is not None
+            else None,
+            createdAt=item.record.created_at,
+        )
+        for item in listing.activities
+    ]
+
+
+def listing_filters(
+    *,
+    subject: str | None,
+    project_id: int | None,
+    status: StatusFilter | list[int],
+    type_id: int | None,
+    assignee_id: int | None,
+) -> list[Filter]:
+    """OpenProject filters of a listing: the caller's filters plus ``subject ~ text``."""
+    request = SearchRequest(
+        kind="work_package",
+        project_id=project_id,
+        status=status,
+        type_id=type_id,
+        assignee_id=assignee_id,
+    )
+    filters = caller_filters(request)
+    if subject is not None and subject.strip():
+        filters.append(Filter.of("subject", "~", [subject.strip()]))
+    return filters
+
+
+async def list_work_packages(
+    client: OpenProjectClient, filters: Sequence[Filter], limit: int, base_url: str
+) -> tuple[list[SearchResult], int]:
+    """The first *limit* work packages OpenProject lists for *filters*, newest first."""
+    if not 1 <= limit <= MAX_LISTING:
+        raise InvalidArgumentError(f"limit must be between 1 and {MAX_LISTING}, not {limit}")
+    query = client.work_packages(filters, sort_by=(("updatedAt", "desc"),), page_size=limit)
+    elements: tuple[WorkPackage, ...] = ()
+    total = 0
+    pages = cast(AsyncGenerator[Page[WorkPackage], None], query.pages())
+    async with contextlib.aclosing(pages):
+        async for page in pages:  # the first page only
+            elements, total = page.elements, page.total or len(page.elements)
+            break
+    closed = closed_status_ids(await client.statuses()) if elements else {}
+    builder = ResultBuilder(_NO_QUERY, base_url=base_url)
+    results = []
+    for wp in elements[:limit]:
+        record = work_package_record(wp, None, status_closed=resolve_status_closed(wp, closed))
+        results.append(builder.result(record, Ranked(record.document, 0.0, ())))
+    return results, total

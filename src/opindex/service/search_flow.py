@@ -1,0 +1,183 @@
+"""One search end to end: route by freshness, run a path with relaxation, build the envelope.
+
+Both paths share everything after ranking (``ResultBuilder``) and the relaxation plan
+(``opindex.search.relax``); they differ only in where candidates come from and where
+document frequencies for ``drop_term`` come from (the index, or the live session).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from opindex.envelope import AnsweredBy, SearchMeta, SearchRequest, SearchResponse
+from opindex.errors import IndexUnavailableError, OpenProjectError
+from opindex.index import TenantIndex
+from opindex.live import LiveHit, LiveOutcome
+from opindex.search.query import Query, parse_query
+from opindex.search.relax import (
+    RelaxationOutcome,
+    search_with_relaxation,
+    search_with_relaxation_async,
+)
+from opindex.service.filters import check_filters, index_filters
+from opindex.service.index_path import HitList, search_index
+from opindex.service.relaxation import Thesaurus
+from opindex.service.results import ResultBuilder, ScoredHit
+from opindex.service.routing import Freshness, choose_route, is_upstream_unavailable
+from opindex.service.tenant_runtime import TenantRuntime
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class PathAnswer:
+    """What one path produced, before it becomes an envelope."""
+
+    source: AnsweredBy
+    hits: Sequence[ScoredHit]
+    query: Query
+    outcome: RelaxationOutcome
+    total: int
+    degraded: bool = False
+    enrichment_failures: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def index_answer(
+    index: TenantIndex, request: SearchRequest, query: Query, thesaurus: Thesaurus
+) -> PathAnswer:
+    """The index path with relaxation (blocking: Tantivy and the scorer; run in a thread)."""
+    filters = index_filters(request)
+    used = [query]
+
+    def run(attempt: Query) -> HitList:
+        hits = search_index(index, attempt, request.kind, filters, request.limit)
+        if hits:
+            used[0] = attempt
+        return hits
+
+    def doc_freq(token: str) -> int:
+        return index.doc_freq(request.kind, token)
+
+    hits, outcome = search_with_relaxation(
+        query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
+    )
+    assert isinstance(hits, HitList)
+    return PathAnswer("index", hits, used[0], outcome, hits.total, notes=hits.notes)
+
+
+async def live_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
+    """The live two-phase path with relaxation over one session (nothing fetched twice)."""
+    session = runtime.live().session(request)
+    runs: list[LiveOutcome] = []
+    used = [query]
+
+    async def run(attempt: Query) -> list[LiveHit]:
+        outcome = await session.run(attempt)
+        runs.append(outcome)
+        if outcome.hits:
+            used[0] = attempt
+        return outcome.hits
+
+    live_hits, outcome = await search_with_relaxation_async(
+        query,
+        run,
+        doc_freq=session.doc_freq,
+        thesaurus=runtime.thesaurus,
+        enabled=request.fallback,
+    )
+    hits = [ScoredHit(hit.record, hit.ranked) for hit in live_hits]
+    notes = list(dict.fromkeys(note for attempt in runs for note in attempt.notes))
+    return PathAnswer(
+        "live",
+        hits,
+        used[0],
+        outcome,
+        total=len(hits),
+        degraded=any(attempt.degraded for attempt in runs),
+        enrichment_failures=max((attempt.enrichment_failures for attempt in runs), default=0),
+        notes=notes,
+    )
+
+
+def envelope(
+    tenant: str,
+    request: SearchRequest,
+    answer: PathAnswer,
+    freshness: Freshness,
+    *,
+    base_url: str | None,
+    notes: Sequence[str] = (),
+) -> SearchResponse:
+    """The response envelope (ARCHITECTURE invariant 5: honest meta)."""
+    builder = ResultBuilder(answer.query, base_url=base_url)
+    meta = SearchMeta(
+        tenant=tenant,
+        kind=request.kind,
+        source=answer.source,
+        index_state=freshness.state,
+        indexed_at=freshness.indexed_at,
+        age_seconds=freshness.age_seconds,
+        degraded=answer.degraded,
+        enrichment_failures=answer.enrichment_failures,
+        wildcard_fallback=answer.outcome.fallback_used,
+        fallback_strategy=answer.outcome.strategy_used,
+        original_query=request.query,
+        effective_query=answer.outcome.effective_query,
+        match_mode=request.match_mode,
+        total=answer.total,
+        notes=[*notes, *answer.notes],
+    )
+    return SearchResponse(results=builder.build(answer.hits), meta=meta)
+
+
+def _reason(error: BaseException) -> str:
+    status = getattr(error, "status", None)
+    return f"HTTP {status}" if status else type(error).__name__
+
+
+async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> SearchResponse:
+    """Answer *request* for one tenant by the freshness policy (see ``choose_route``).
+
+    - index path: candidates from Tantivy, re-ranked on stored content, no API call;
+    - live path: OpenProject list + bounded enrichment;
+    - ``auto`` and a stale index: if the live path fails because OpenProject is
+      unreachable (network, timeout, 5xx), the stale index answers, labelled stale;
+    - ``auto`` and an index that cannot be read: the live path answers, with a note.
+    """
+    check_filters(request)
+    query = parse_query(request.query, request.match_mode)
+    base_url = runtime.config.base_url
+    freshness = runtime.freshness() if runtime.may_use_index else Freshness("missing")
+    route = choose_route(request.source, freshness)
+    notes: list[str] = []
+    if route.path == "index":
+        try:
+            answer = await _index_answer(runtime, request, query)
+            return envelope(runtime.name, request, answer, freshness, base_url=base_url)
+        except IndexUnavailableError as exc:
+            if request.source != "auto":
+                raise
+            logger.warning("tenant %s: index unreadable, answering live: %s", runtime.name, exc)
+            notes.append(f"the index could not be read ({exc}); answered live")
+    try:
+        answer = await live_answer(runtime, request, query)
+    except OpenProjectError as exc:
+        if not (route.stale_fallback and is_upstream_unavailable(exc)):
+            raise
+        try:
+            answer = await _index_answer(runtime, request, query)
+        except IndexUnavailableError:
+            raise exc from None
+        notes.append(
+            f"OpenProject could not be reached ({_reason(exc)}); answered from the stale index"
+        )
+    return envelope(runtime.name, request, answer, freshness, base_url=base_url, notes=notes)
+
+
+async def _index_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
+    index = runtime.index()
+    return await asyncio.to_thread(index_answer, index, request, query, runtime.thesaurus)

@@ -1,0 +1,168 @@
+"""One tenant's long-lived handles: index reader, state reader, API client, live searcher.
+
+Everything is opened lazily and kept for the life of the service, so a search pays for
+neither a Tantivy open nor an SQLite connection nor a TLS handshake. Nothing here creates
+a tenant directory: a tenant that was never synced simply has no index ("missing").
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from opindex.config import TenantConfig
+from opindex.errors import IndexUnavailableError, StateError
+from opindex.index import TenantIndex
+from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
+from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
+from opindex.service.relaxation import Thesaurus, merge_thesauri
+from opindex.service.routing import Clock, Freshness, assess_freshness
+from opindex.state import StateStore, state_db_path
+from opindex.sync import index_directory
+
+logger = logging.getLogger(__name__)
+
+
+class TenantRuntime:
+    """The handles of one configured tenant (or of a caller's own credential, live only).
+
+    *data_dir* None means "no index may ever be used" (an unconfigured credential).
+    """
+
+    def __init__(
+        self,
+        tenant: TenantConfig,
+        data_dir: Path | None,
+        *,
+        clock: Clock,
+        transport: httpx.AsyncBaseTransport | None = None,
+        wiki_cache: WikiDirectoryCache | None = None,
+    ) -> None:
+        self.config = tenant
+        self.name = tenant.name
+        self._data_dir = data_dir
+        self._clock = clock
+        self._transport = transport
+        self._wiki_cache = wiki_cache
+        self.thesaurus: Thesaurus = merge_thesauri(tenant.thesaurus)
+        self._index: TenantIndex | None = None
+        self._state: StateStore | None = None
+        self._client: OpenProjectClient | None = None
+        self._live: LiveSearcher | None = None
+
+    # --- index and freshness ----------------------------------------------------------
+
+    @property
+    def may_use_index(self) -> bool:
+        """False for a caller's own credential: such requests never read an index."""
+        return self._data_dir is not None
+
+    def _state_store(self) -> StateStore | None:
+        if self._state is None and self._data_dir is not None:
+            if not state_db_path(self._data_dir, self.name).is_file():
+                return None
+            self._state = StateStore.for_tenant(self._data_dir, self.name, clock=self._clock)
+        return self._state
+
+    def index(self) -> TenantIndex:
+        """The tenant's index reader (IndexUnavailableError if it was never built)."""
+        if self._data_dir is None:
+            raise IndexUnavailableError("a caller's own credential never reads an index")
+        if self._index is None:
+            directory = index_directory(self._data_dir, self.name)
+            if directory.current() is None:
+                raise IndexUnavailableError(
+                    f"tenant {self.name!r} has no index yet; run `opindex sync`"
+                )
+            self._index = TenantIndex(directory)
+        return self._index
+
+    def has_index(self) -> bool:
+        """True when a published index generation exists."""
+        if self._data_dir is None:
+            return False
+        try:
+            return index_directory(self._data_dir, self.name).current() is not None
+        except IndexUnavailableError:
+            return False
+
+    def freshness(self) -> Freshness:
+        """The index's freshness now: time of the last successful sync vs max staleness.
+
+        An index that exists but whose state cannot be read counts as missing (the
+        policy then answers live), and the problem is logged.
+        """
+        if not self.has_index():
+            return Freshness("missing")
+        try:
+            state = self._state_store()
+            run = state.last_successful_run() if state is not None else None
+        except StateError as exc:
+            logger.warning("tenant %s: cannot read the state database: %s", self.name, exc)
+            return Freshness("missing")
+        indexed_at = run.finished_at if run is not None else None
+        return assess_freshness(
+            indexed_at,
+            max_staleness=timedelta(seconds=self.config.max_staleness_seconds),
+            now=self._clock(),
+        )
+
+    def capabilities(self) -> ServerCapabilities | None:
+        """Server capabilities detected by the last sync, if any (spares live probes)."""
+        try:
+            state = self._state_store()
+            stored = state.get_capabilities() if state is not None else None
+        except StateError:
+            return None
+        data: Mapping[str, Any] = stored.data if stored is not None else {}
+        server = data.get("server")
+        if not isinstance(server, dict):
+            return None
+        try:
+            return ServerCapabilities.model_validate(server)
+        except ValueError:
+            return None
+
+    # --- live path --------------------------------------------------------------------
+
+    def client(self) -> OpenProjectClient:
+        """The tenant's API client (one connection pool for the life of the service)."""
+        if self._client is None:
+            self._client = OpenProjectClient(
+                self.config.base_url, self._credential(), transport=self._transport
+            )
+        return self._client
+
+    def _credential(self) -> ApiKeyCredential:
+        return ApiKeyCredential(self.config.api_key.reveal(), self.config.auth)
+
+    def live(self) -> LiveSearcher:
+        """The tenant's live searcher (shares the process-wide wiki directory cache)."""
+        if self._live is None:
+            client = self.client()
+            key = tenant_cache_key(self.config.base_url, self._credential())
+            self._live = LiveSearcher(
+                client,
+                wiki_cache=self._wiki_cache,
+                tenant_key=key if self._wiki_cache is not None else None,
+                capabilities=self.capabilities(),
+            )
+        return self._live
+
+    async def aclose(self) -> None:
+        """Close the client, the index reader and the state connection."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+            self._live = None
+        if self._index is not None:
+            self._index.close()
+            self._index = None
+        if self._state is not None:
+            self._state.close()
+            self._state = None
