@@ -28,7 +28,7 @@ from opindex.errors import AuthenticationError, IndexUnavailableError, OpindexEr
 from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
 from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.search.document import KINDS
-from opindex.state import IndexPointer, RunKind, StateStore, tenant_lock
+from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_lock
 from opindex.state.models import utc_now
 from opindex.sync import work_packages
 from opindex.sync.changes import PROJECT, PendingChanges, load_known
@@ -197,7 +197,9 @@ async def _open_session(
             f"index was built as {pinned.get('login')!r}; run `opindex rebuild --tenant "
             f"{tenant.name}` to rebuild the index as the new account"
         )
-    known = {} if plan.new_generation else load_known(state, [*KINDS, PROJECT])
+    known = (
+        {} if plan.new_generation else await asyncio.to_thread(load_known, state, [*KINDS, PROJECT])
+    )
     capabilities = _stored_capabilities(stored_data, options.clock())
     capabilities_data: dict[str, Any] | None = None
     if plan.full or capabilities is None:
@@ -300,12 +302,19 @@ async def _commit(
         await asyncio.to_thread(index.publish)
     finished_at = clock()
     counts = changes.counts()
-    with state.transaction():
-        changes.apply(state)
-        state.set_index_pointer(
-            IndexPointer(info.generation, SCHEMA_VERSION, info.opstamp, finished_at)
-        )
-        run = state.finish_run(run_id, counts=counts, requests=requests, index_opstamp=info.opstamp)
+
+    def record() -> SyncRun:
+        with state.transaction():
+            changes.apply(state)
+            state.set_index_pointer(
+                IndexPointer(info.generation, SCHEMA_VERSION, info.opstamp, finished_at)
+            )
+            return state.finish_run(
+                run_id, counts=counts, requests=requests, index_opstamp=info.opstamp
+            )
+
+    # Off the event loop: a large run stores many known records in this transaction.
+    run = await asyncio.to_thread(record)
     stats = await asyncio.to_thread(index.stats)
     return SyncReport(
         tenant=tenant.name,
