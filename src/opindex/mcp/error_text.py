@@ -1,0 +1,102 @@
+"""Library errors → the text a model reads in an error result: what failed, what to change."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from opindex.errors import (
+    AuthenticationError,
+    ConfigError,
+    IndexNeedsRebuildError,
+    IndexUnavailableError,
+    InvalidArgumentError,
+    InvalidQueryError,
+    NotFoundError,
+    OpindexError,
+    PermissionDeniedError,
+    RateLimitedError,
+    ServerError,
+    StateError,
+    SyncInProgressError,
+    UpstreamUnavailableError,
+)
+
+REDACTED = "[redacted]"
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every occurrence of a (non-trivial) secret replaced."""
+    for secret in secrets:
+        if len(secret) >= 4:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def error_text(error: OpindexError, *, secrets: Iterable[str] = ()) -> str:
+    """A message for the model: the problem, then the change that would help.
+
+    ``secrets`` (the credentials in play) are scrubbed from the text as a last line of
+    defence; library messages are written never to contain them.
+    """
+    return redact(_describe(error), secrets)
+
+
+def _describe(error: OpindexError) -> str:
+    detail = str(error).strip() or type(error).__name__
+    if isinstance(error, InvalidArgumentError):
+        return f"Invalid argument: {detail}. Change that argument and call the tool again."
+    if isinstance(error, AuthenticationError):
+        return (
+            "The OpenProject credential was rejected (401). Ask the user to check the API key "
+            "opindex uses for this OpenProject instance (it may be wrong, expired or revoked); "
+            "calling again will not help until it is fixed."
+        )
+    if isinstance(error, PermissionDeniedError):
+        return (
+            f"OpenProject refused access (403): {detail}. The account lacks a permission for "
+            "this; narrow the request (e.g. another project) or ask the user to grant it."
+        )
+    if isinstance(error, NotFoundError):
+        return (
+            f"Not found: {detail}. The record does not exist or this account cannot see it; "
+            "search first and use an id taken from the results."
+        )
+    if isinstance(error, RateLimitedError):
+        wait = f" about {error.retry_after:.0f} s" if error.retry_after else " a little"
+        return (
+            f"OpenProject is rate limiting requests. Wait{wait} and call again, or search with "
+            "source 'index' to read opindex's index without asking OpenProject."
+        )
+    if isinstance(error, InvalidQueryError):
+        return (
+            f"OpenProject rejected the request's filters: {detail}. Change or drop the "
+            "project, status, type or assignee filters and call again."
+        )
+    if isinstance(error, ServerError | UpstreamUnavailableError):
+        return (
+            f"OpenProject could not answer: {detail}. Try again later, or search with source "
+            "'index' to read opindex's (possibly stale) index instead."
+        )
+    if isinstance(error, IndexNeedsRebuildError):
+        return (
+            f"The search index must be rebuilt: {detail}. Search with source 'live' for now "
+            "and ask the user to run `opindex rebuild`."
+        )
+    if isinstance(error, IndexUnavailableError):
+        return (
+            f"The search index is unavailable: {detail}. Search with source 'live' (or "
+            "'auto') instead, and tell the user if this persists."
+        )
+    if isinstance(error, StateError):
+        return (
+            f"opindex's local state database is unusable: {detail}. Search with source 'live' "
+            "and tell the user; the server's data directory needs attention."
+        )
+    if isinstance(error, SyncInProgressError):
+        return f"{detail}. Call again in a moment."
+    if isinstance(error, ConfigError):
+        return (
+            f"opindex is misconfigured: {detail}. Tell the user; the server configuration "
+            "must be fixed."
+        )
+    return f"{detail}."

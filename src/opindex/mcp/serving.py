@@ -1,0 +1,122 @@
+"""Running the MCP server: stdio (protocol alone on stdout) or streamable HTTP (uvicorn).
+
+Over HTTP the server binds loopback unless told otherwise; on a loopback address the SDK
+also turns on DNS-rebinding protection (Host and Origin headers must be local).
+SIGINT/SIGTERM stop the server cleanly: the lifespan ends, the sync daemon cancels any
+running sync (which leaves the last good index serving) and the process exits 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import socket
+from collections.abc import Callable, Generator
+
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+
+from opindex.errors import ConfigError
+from opindex.mcp.app_state import AppState
+
+MCP_PATH = "/mcp"
+GRACEFUL_SHUTDOWN_SECONDS = 5
+
+
+async def serve_stdio(server: MCPServer[AppState]) -> None:
+    """Serve one client over stdin/stdout until it closes stdin.
+
+    While serving, the SDK points file descriptor 1 at stderr for everything but the
+    protocol, so stray output cannot corrupt the stream.
+    """
+    await server.run_stdio_async()
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host``:``port`` (port 0 picks a free one)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    sock.setblocking(False)
+    return sock
+
+
+def endpoint_url(host: str, port: int) -> str:
+    """``http://HOST:PORT/mcp`` (IPv6 hosts in brackets)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}{MCP_PATH}"
+
+
+async def serve_http(
+    server: MCPServer[AppState],
+    host: str,
+    port: int,
+    *,
+    on_ready: Callable[[str], None] | None = None,
+) -> None:
+    """Serve streamable HTTP on ``host``:``port`` until SIGINT/SIGTERM.
+
+    ``on_ready`` gets the endpoint URL once the server accepts connections (after the
+    lifespan started). Raises ConfigError if the address cannot be bound.
+    """
+    sock = bind_socket(host, port)
+    url = endpoint_url(host, sock.getsockname()[1])
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+    )
+    uvicorn_server = _StoppableServer(config, lambda: on_ready(url) if on_ready else None)
+    try:
+        await uvicorn_server.serve(sockets=[sock])
+    finally:
+        sock.close()
+    if uvicorn_server.startup_failed:
+        raise ConfigError("the MCP server failed to start; see the messages above")
+
+
+class _StoppableServer(uvicorn.Server):
+    """uvicorn that reports readiness and, on SIGINT/SIGTERM, stops and returns normally
+    (uvicorn's own handling would re-raise the signal once shut down)."""
+
+    def __init__(self, config: uvicorn.Config, on_started: Callable[[], None]) -> None:
+        super().__init__(config)
+        self._on_started = on_started
+        self.startup_failed = False
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started:
+            self._on_started()
+        else:
+            self.startup_failed = True
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        loop = asyncio.get_running_loop()
+        handled = (signal.SIGINT, signal.SIGTERM)
+        try:
+            for sig in handled:
+                loop.add_signal_handler(sig, self._stop)
+        except (NotImplementedError, RuntimeError):  # not the main thread
+            yield
+            return
+        try:
+            yield
+        finally:
+            for sig in handled:
+                loop.remove_signal_handler(sig)
+
+    def _stop(self) -> None:
+        if self.should_exit:
+            self.force_exit = True
+        self.should_exit = True
