@@ -1,0 +1,296 @@
+"""Recall of known-item queries on the index path, the live path and an exact-substring baseline.
+
+python scripts/eval_recall.py --work-packages 10000            # generate corpus + queries
+python scripts/eval_recall.py --corpus FILE --queries FILE     # replay a query file exactly
+
+Generates (or replays) known-item queries per category from a generated corpus, answers
+each on the index path and the live path (service façade, sandbox over HTTP) and with
+the substring rule of OpenProject's own ``~`` filter, and reports recall@1, recall@10 and
+MRR per category and path, no-hit precision, relaxation success, API requests and
+latency per search, and oracle agreement (index top 10 vs an exhaustive re-rank of every
+indexed record with the same scorer). Misses of the index path are explained. Writes
+bench-results/<out>.json; the query file lands in bench-results/queries/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from evallib.baseline import SubstringBaseline
+from evallib.corpora import ensure_corpus, ensure_queries, read_queries
+from evallib.corpus_view import CorpusItem, corpus_items, load_corpus
+from evallib.diagnose import explain_miss
+from evallib.metrics import NO_HIT, OVERALL, Outcome, latency_summary, summarize
+from evallib.oracle import ExhaustiveRanker
+from evallib.querygen import CATEGORIES, KnownItemQuery
+from evallib.results_io import RESULTS, context, write_result
+from evallib.sandbox_proc import sandbox_process
+from evallib.search_paths import Answer, ServicePaths, bench_config, substring_answer
+from evallib.tenant_data import TenantData, ensure_tenant, file_hash
+from opindex.index import TenantIndex
+from opindex.search.document import KINDS, SearchDocument
+from opindex.sync import index_directory
+
+PATHS = ("index", "live", "substring")
+WEAKEST_SHOWN = 3
+EXAMPLES_PER_CATEGORY = 5
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--work-packages", type=int, default=10_000, metavar="N")
+    parser.add_argument("--seed", type=int, default=7, help="corpus seed")
+    parser.add_argument("--corpus", type=Path, help="an existing corpus file instead")
+    parser.add_argument("--queries", type=Path, help="replay this query file")
+    parser.add_argument("--query-seed", type=int, default=1)
+    parser.add_argument("--per-category", type=int, default=40, metavar="N")
+    parser.add_argument("--no-live", action="store_true", help="skip the live path")
+    parser.add_argument("--no-oracle", action="store_true", help="skip oracle agreement")
+    parser.add_argument("--out", default="recall", help="result name under bench-results/")
+    return parser.parse_args(argv)
+
+
+def _outcome(query: KnownItemQuery, path: str, answer: Answer) -> Outcome:
+    return Outcome(
+        qid=query.qid,
+        category=query.category,
+        path=path,
+        expected_id=query.expected_id,
+        ids=answer.ids,
+        relaxed=answer.relaxed,
+        strategy=answer.strategy,
+        seconds=answer.seconds,
+        requests=answer.requests,
+        degraded=answer.degraded,
+        error=answer.error,
+    )
+
+
+def indexed_documents(tenant: TenantData) -> dict[tuple[str, int], SearchDocument]:
+    """Every document the tenant's index holds, by (kind, id)."""
+    documents: dict[tuple[str, int], SearchDocument] = {}
+    with TenantIndex(index_directory(tenant.data_dir, tenant.tenant)) as index:
+        for kind in KINDS:
+            for record_id in index.all_ids(kind):
+                record = index.get(kind, record_id)
+                if record is not None:
+                    documents[(kind, record_id)] = record.document
+    return documents
+
+
+async def answer_all(
+    queries: list[KnownItemQuery], paths: ServicePaths, baseline: SubstringBaseline, live: bool
+) -> tuple[list[Outcome], dict[str, dict[str, Answer]]]:
+    outcomes: list[Outcome] = []
+    answers: dict[str, dict[str, Answer]] = {name: {} for name in PATHS}
+    started = time.perf_counter()
+    for number, query in enumerate(queries, start=1):
+        chosen = {"index": await paths.search(query, "index")}
+        if live:
+            chosen["live"] = await paths.search(query, "live")
+        chosen["substring"] = substring_answer(baseline, query)
+        for name, answer in chosen.items():
+            answers[name][query.qid] = answer
+            outcomes.append(_outcome(query, name, answer))
+        if number % 50 == 0:
+            elapsed = time.perf_counter() - started
+            print(f"  {number}/{len(queries)} queries, {elapsed:.0f} s", file=sys.stderr)
+    return outcomes, answers
+
+
+async def oracle_agreement(
+    queries: list[KnownItemQuery], paths: ServicePaths, oracle: ExhaustiveRanker
+) -> dict[str, Any]:
+    """Index top 10 (primary query, no relaxation) vs the exhaustive re-rank's top 10."""
+    identical = same_set = 0
+    disagreements: list[dict[str, Any]] = []
+    seconds: list[float] = []
+    for query in queries:
+        answer = await paths.search(query, "index", fallback=False)
+        started = time.perf_counter()
+        expected = oracle.rank(query.kind, query.query, limit=10)
+        seconds.append(time.perf_counter() - started)
+        got = list(answer.ids)
+        if got == expected:
+            identical += 1
+            same_set += 1
+            continue
+        if set(got) == set(expected):
+            same_set += 1
+        disagreements.append(
+            {"qid": query.qid, "kind": query.kind, "query": query.query, "index": got,
+             "oracle": expected, "error": answer.error}
+        )  # fmt: skip
+    total = len(queries)
+    return {
+        "queries": total,
+        "identical_top10": identical,
+        "same_set_top10": same_set,
+        "agreement": identical / total if total else None,
+        "oracle_p50_ms": latency_summary(seconds)["p50_ms"],
+        "disagreements": disagreements,
+    }
+
+
+def weakest_categories(
+    summary: dict[str, Any], explanations: list[dict[str, Any]], answers: dict[str, Answer],
+    queries: list[KnownItemQuery],
+) -> list[dict[str, Any]]:  # fmt: skip
+    """The index path's weakest categories, with example misses (or low ranks)."""
+    index = summary.get("index", {})
+    ranked = [
+        (score.recall_at_10 if name != NO_HIT else score.no_hit_precision, score.mrr or 0.0, name)
+        for name, score in index.items()
+        if name != OVERALL
+    ]
+    ranked.sort(key=lambda row: (row[0] if row[0] is not None else 1.0, row[1]))
+    weakest = []
+    for recall, mrr, name in ranked[:WEAKEST_SHOWN]:
+        examples = [e for e in explanations if e["category"] == name][:EXAMPLES_PER_CATEGORY]
+        if not examples:  # nothing missed: show the lowest-ranked hits instead
+            ranks = []
+            for query in queries:
+                if query.category == name and query.expected_id is not None:
+                    ids = answers[query.qid].ids
+                    if query.expected_id in ids and ids[0] != query.expected_id:
+                        ranks.append({"qid": query.qid, "query": query.query,
+                                      "expected_id": query.expected_id,
+                                      "rank": ids.index(query.expected_id) + 1})  # fmt: skip
+            examples = sorted(ranks, key=lambda r: -int(r["rank"]))[:EXAMPLES_PER_CATEGORY]
+        weakest.append({"category": name, "score": recall, "mrr": mrr, "examples": examples})
+    return weakest
+
+
+def print_tables(summary: dict[str, Any], result: dict[str, Any]) -> None:
+    paths = [p for p in PATHS if p in summary]
+    print(f"\n{'category':<22}" + "".join(f"{p + ' R@1/R@10/MRR':>28}" for p in paths))
+    for category in (*CATEGORIES, OVERALL):
+        row = f"{category:<22}"
+        for path in paths:
+            score = summary[path].get(category)
+            if score is None:
+                row += f"{'-':>28}"
+            elif category == NO_HIT:
+                row += f"{'precision ' + format(score.no_hit_precision, '.2f'):>28}"
+            else:
+                row += f"{score.recall_at_1:>14.2f} /{score.recall_at_10:.2f} /{score.mrr:.2f}"
+        print(row)
+    for path, cost in result["cost"].items():
+        print(
+            f"{path:<10} p50 {cost['p50_ms']:8.1f} ms  p95 {cost['p95_ms']:8.1f} ms  "
+            f"requests/search mean {cost['requests_mean']}"
+        )
+    oracle = result.get("oracle")
+    if oracle:
+        print(f"oracle agreement: {oracle['identical_top10']}/{oracle['queries']} identical top 10")
+
+
+def cost_of(outcomes: list[Outcome], path: str) -> dict[str, Any]:
+    mine = [o for o in outcomes if o.path == path]
+    counted = [o.requests for o in mine if o.requests is not None]
+    return {
+        **latency_summary([o.seconds for o in mine]),
+        "requests_mean": round(sum(counted) / len(counted), 2) if counted else None,
+        "requests_max": max(counted) if counted else None,
+        "queries": len(mine),
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """Everything a run needs before searching: corpus, queries, synced tenant."""
+
+    corpus: Path
+    items: list[CorpusItem]
+    query_file: Path
+    queries: list[KnownItemQuery]
+    tenant: TenantData
+
+
+def prepare(args: argparse.Namespace) -> Prepared:
+    corpus = args.corpus or ensure_corpus(args.work_packages, args.seed, RESULTS / "corpora")
+    print(f"corpus {corpus}", file=sys.stderr)
+    items = corpus_items(load_corpus(corpus))
+    if args.queries is not None:
+        query_file, queries = args.queries, read_queries(args.queries, corpus)
+    else:
+        query_file, queries = ensure_queries(
+            corpus, items, args.query_seed, args.per_category, RESULTS / "queries"
+        )
+    print(f"{len(queries)} queries from {query_file}", file=sys.stderr)
+    tenant = ensure_tenant(corpus, RESULTS / "tenants")
+    return Prepared(corpus, items, query_file, queries, tenant)
+
+
+async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
+    corpus, items, queries, tenant = (
+        prepared.corpus, prepared.items, prepared.queries, prepared.tenant,
+    )  # fmt: skip
+    baseline = SubstringBaseline(items)
+    with sandbox_process(corpus) as sandbox:
+        config = bench_config(tenant.data_dir, tenant.tenant, sandbox.base_url)
+        paths = ServicePaths(config, tenant.tenant, sandbox.requests)
+        try:
+            outcomes, answers = await answer_all(queries, paths, baseline, not args.no_live)
+            documents = indexed_documents(tenant)
+            oracle = ExhaustiveRanker(documents.values())
+            oracle_result = None
+            if not args.no_oracle:
+                print("oracle agreement ...", file=sys.stderr)
+                oracle_result = await oracle_agreement(queries, paths, oracle)
+        finally:
+            await paths.aclose()
+    summary = summarize(outcomes)
+    by_id = {q.qid: q for q in queries}
+    explanations = [
+        explain_miss(by_id[o.qid], answers["index"][o.qid], oracle, documents)
+        for o in outcomes
+        if o.path == "index" and o.category != NO_HIT and (o.rank is None or o.rank > 10)
+    ]
+    wrong_no_hits = [
+        {"qid": o.qid, "query": by_id[o.qid].query, "kind": by_id[o.qid].kind,
+         "returned": list(o.ids[:3])}
+        for o in outcomes if o.path == "index" and o.category == NO_HIT and o.ids and not o.relaxed
+    ]  # fmt: skip
+    counts = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS}
+    result: dict[str, Any] = {
+        "benchmark": "recall",
+        **context(),
+        "corpus": {"file": corpus.name, "sha256": file_hash(corpus), "counts": counts},
+        "queries_file": str(prepared.query_file),
+        "tenant_sync": tenant.sync,
+        "paths": [p for p in PATHS if p in summary],
+        "summary": {
+            path: {name: score.to_json() for name, score in scores.items()}
+            for path, scores in summary.items()
+        },
+        "cost": {path: cost_of(outcomes, path) for path in PATHS if path in summary},
+        "oracle": oracle_result,
+        "index_misses": explanations,
+        "index_no_hit_errors": wrong_no_hits,
+        "weakest": weakest_categories(summary, explanations, answers["index"], queries),
+        "queries": [q.to_json() for q in queries],
+        "outcomes": [o.to_json() for o in outcomes],
+    }
+    print_tables(summary, result)
+    return result
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    prepared = prepare(args)
+    result = asyncio.run(run(args, prepared))
+    path = write_result(args.out, result)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+"""Generated corpora and their known-item query files, written once and reused."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from evallib.corpus_view import CorpusItem
+from evallib.oracle import ExhaustiveRanker, corpus_document
+from evallib.querygen import KnownItemQuery, QueryGenerator
+from evallib.tenant_data import file_hash
+from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus, write_corpus
+
+QUERY_FILE_VERSION = 1
+
+
+def size_label(work_packages: int) -> str:
+    """``1k``, ``10k``, ``100k``, or the number itself."""
+    if work_packages % 1000 == 0 and work_packages >= 1000:
+        return f"{work_packages // 1000}k"
+    return str(work_packages)
+
+
+def ensure_corpus(work_packages: int, seed: int, root: Path) -> Path:
+    """``<root>/corpus-<size>-s<seed>.json``, generated unless it exists (deterministic)."""
+    path = root / f"corpus-{size_label(work_packages)}-s{seed}.json"
+    if not path.is_file():
+        root.mkdir(parents=True, exist_ok=True)
+        corpus = generate_corpus(CorpusSize.proportional(work_packages), seed=seed)
+        partial = path.with_suffix(".partial")
+        write_corpus(corpus, partial)
+        partial.rename(path)
+    return path
+
+
+def write_queries(
+    path: Path, queries: list[KnownItemQuery], corpus: Path, seed: int, per_category: int
+) -> None:
+    """A query file: the queries with their expected answers, and the corpus they fit."""
+    data = {
+        "version": QUERY_FILE_VERSION,
+        "corpus": {"file": corpus.name, "sha256": file_hash(corpus)},
+        "seed": seed,
+        "per_category": per_category,
+        "counts": dict(Counter(q.category for q in queries)),
+        "queries": [q.to_json() for q in queries],
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def read_queries(path: Path, corpus: Path | None = None) -> list[KnownItemQuery]:
+    """The queries of a query file; ValueError if it was made for another corpus."""
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("version") != QUERY_FILE_VERSION:
+        raise ValueError(f"{path}: unknown query file version {data.get('version')!r}")
+    if corpus is not None and data["corpus"]["sha256"] != file_hash(corpus):
+        raise ValueError(
+            f"{path} was generated from {data['corpus']['file']}, not from {corpus} "
+            "(different content); pass the matching --corpus"
+        )
+    return [KnownItemQuery.from_json(entry) for entry in data["queries"]]
+
+
+def ensure_queries(
+    corpus: Path, items: list[CorpusItem], seed: int, per_category: int, root: Path
+) -> tuple[Path, list[KnownItemQuery]]:
+    """The corpus's query file for (*seed*, *per_category*), generated unless it exists."""
+    path = root / f"queries-{corpus.stem}-q{seed}-n{per_category}.json"
+    if path.is_file():
+        try:
+            return path, read_queries(path, corpus)
+        except ValueError:
+            pass  # the corpus changed: generate again
+    ranker = ExhaustiveRanker(corpus_document(item) for item in items)
+    generator = QueryGenerator(
+        items, seed=seed, per_category=per_category, zero_hits=ranker.zero_hits
+    )
+    queries = generator.generate()
+    write_queries(path, queries, corpus, seed, per_category)
+    return path, queries

@@ -1,0 +1,94 @@
+"""Why the index path missed a known item: below the gate, outranked, or lost by retrieval."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evallib.oracle import ExhaustiveRanker
+from evallib.querygen import KnownItemQuery
+from evallib.search_paths import Answer
+from opindex.search.document import SearchDocument
+from opindex.search.fields import rank_documents
+from opindex.search.rank import DEFAULT_MIN_SCORE
+
+
+def expected_score(document: SearchDocument, query: str) -> tuple[float, list[dict[str, Any]]]:
+    """The scorer's score of *document* for *query* with no gate, and its matching fields."""
+    ranked = rank_documents([document], query, document.kind, min_score=0.0)
+    if not ranked:
+        return 0.0, []
+    fields = [{"field": m.field, "score": m.score, "snippet": m.snippet} for m in ranked[0].matches]
+    return ranked[0].score, fields
+
+
+def explain_miss(
+    query: KnownItemQuery,
+    answer: Answer,
+    oracle: ExhaustiveRanker,
+    documents: Mapping[tuple[str, int], SearchDocument],
+) -> dict[str, Any]:
+    """A record of one miss: what ranked instead and the likely reason."""
+    assert query.expected_id is not None
+    document = documents.get((query.kind, query.expected_id))
+    instead = [
+        {"id": i, "score": s, "title": t}
+        for i, s, t in zip(answer.ids[:3], answer.scores[:3], answer.titles[:3], strict=False)
+    ]
+    entry: dict[str, Any] = {
+        "qid": query.qid,
+        "category": query.category,
+        "kind": query.kind,
+        "query": query.query,
+        "expected_id": query.expected_id,
+        "note": query.note,
+        "ranked_instead": instead,
+        "relaxed": answer.relaxed,
+        "effective_query": answer.effective_query,
+    }
+    if document is None:
+        entry["reason"] = "the expected record is not in the index"
+        return entry
+    full = oracle.rank(query.kind, query.query, limit=None)
+    score, fields = expected_score(document, query.query)
+    best_field = max((f["score"] for f in fields), default=0.0)
+    entry["expected_title"] = _title(document)
+    entry["expected_score"] = score
+    entry["expected_fields"] = fields
+    if query.expected_id in full:
+        oracle_rank = full.index(query.expected_id) + 1
+        entry["oracle_rank"] = oracle_rank
+        if oracle_rank <= 10:
+            entry["reason"] = (
+                f"retrieval: the exhaustive re-rank puts it at {oracle_rank}, the index path "
+                "did not return it"
+            )
+        else:
+            ties = _tied(oracle, query, score)
+            entry["reason"] = f"outranked: {oracle_rank - 1} records score at least {score:.2f}" + (
+                f" ({ties} tie with it, ordered by id)" if ties else ""
+            )
+    elif answer.relaxed:
+        entry["reason"] = (
+            f"relaxed to {answer.effective_query!r}, which no longer singles the record out"
+        )
+    else:
+        entry["reason"] = (
+            f"below the gate: best field score {best_field:.2f} < {DEFAULT_MIN_SCORE}"
+            if fields
+            else "no field matches any query word"
+        )
+    return entry
+
+
+def _tied(oracle: ExhaustiveRanker, query: KnownItemQuery, score: float) -> int:
+    ranked = rank_documents(oracle.scorable(query.kind, query.query), query.query, query.kind)
+    return sum(1 for r in ranked if r.score == score and r.record.id != query.expected_id)
+
+
+def _title(document: SearchDocument) -> str:
+    for name in ("subject", "title"):
+        values = document.fields.get(name)
+        if values:
+            return values[0].text
+    return ""

@@ -1,0 +1,74 @@
+"""A sandbox server process for a benchmark run, and its request counter."""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+MAIN = Path(__file__).with_name("nodelay_main.py")
+LISTENING_PREFIX = "sandbox listening on "
+
+
+@dataclass
+class SandboxProcess:
+    """A running sandbox: its base URL and its ``/_sandbox/stats`` counter."""
+
+    base_url: str
+    process: subprocess.Popen[str]
+
+    def stats(self) -> dict[str, Any]:
+        response = httpx.get(f"{self.base_url}/_sandbox/stats", timeout=30)
+        response.raise_for_status()
+        data: dict[str, Any] = response.json()
+        return data
+
+    def requests(self) -> int:
+        """API requests served so far."""
+        return int(self.stats()["requests"])
+
+    def reset_stats(self) -> None:
+        httpx.post(f"{self.base_url}/_sandbox/stats/reset", timeout=30).raise_for_status()
+
+
+@contextmanager
+def sandbox_process(
+    corpus: Path, *, latency_ms: float = 0.0, startup_timeout: float = 300.0
+) -> Iterator[SandboxProcess]:
+    """Serve *corpus* on a free loopback port for the duration of the block."""
+    argv = [sys.executable, str(MAIN), "sandbox", "--corpus", str(corpus), "--port", "0"]
+    if latency_ms:
+        argv += ["--latency-ms", str(latency_ms)]
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stdout is not None
+        ready, _, _ = select.select([process.stdout], [], [], startup_timeout)
+        line = process.stdout.readline().strip() if ready else ""
+        if not line.startswith(LISTENING_PREFIX):
+            raise RuntimeError(f"the sandbox did not start (first line {line!r})")
+        yield SandboxProcess(line.removeprefix(LISTENING_PREFIX), process)
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=15)
+        if process.stdout is not None:
+            process.stdout.close()
