@@ -19,8 +19,9 @@ from tests.support.sandbox import ADMIN_KEY, CorpusBuilder, running_sandbox
 from opindex.sandbox import sample_corpus_path
 
 
-def test_prints_one_listening_line_with_the_real_port() -> None:
-    with running_sandbox(CorpusBuilder().build()) as sandbox:
+@pytest.mark.parametrize("full_cli", [True, False], ids=["opindex sandbox", "opindex.sandbox"])
+def test_prints_one_listening_line_with_the_real_port(full_cli: bool) -> None:
+    with running_sandbox(CorpusBuilder().build(), full_cli=full_cli) as sandbox:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+", sandbox.base_url)
         port = int(sandbox.base_url.rsplit(":", 1)[1])
         assert port > 0

@@ -132,9 +132,14 @@ class SandboxHandle:
         self.process.wait(timeout=10)
 
 
-def sandbox_command(corpus_path: Path, **options: Any) -> list[str]:
-    """The argv that starts ``opindex sandbox`` on a free port with *options*."""
-    argv = [sys.executable, "-m", "opindex", "sandbox", "--corpus", str(corpus_path)]
+def sandbox_command(corpus_path: Path, *, full_cli: bool = False, **options: Any) -> list[str]:
+    """The argv that starts ``opindex sandbox`` on a free port with *options*.
+
+    By default through ``python -m opindex.sandbox`` (the same command, without loading
+    the other sub-commands); ``full_cli=True`` goes through ``python -m opindex sandbox``.
+    """
+    entry = ["opindex", "sandbox"] if full_cli else ["opindex.sandbox"]
+    argv = [sys.executable, "-m", *entry, "--corpus", str(corpus_path)]
     argv += ["--port", str(options.pop("port", 0))]
     for name, value in options.items():
         if name in _VALUE_OPTIONS:
@@ -161,13 +166,19 @@ def _read_listening_line(process: subprocess.Popen[str], timeout: float) -> str:
 
 @contextmanager
 def running_sandbox(
-    corpus: dict[str, Any] | Path, *, startup_timeout: float = 120.0, **options: Any
+    corpus: dict[str, Any] | Path,
+    *,
+    startup_timeout: float = 120.0,
+    full_cli: bool = False,
+    **options: Any,
 ) -> Iterator[SandboxHandle]:
     """Run ``opindex sandbox`` on a free port for the duration of the block.
 
     *corpus* is a corpus dict (written to a temporary file) or a corpus file path.
     *options*: ``latency_ms``, ``page_size_max``, ``no_wiki_text``, ``wiki_list``,
-    ``meetings_api``, ``host``. The server is terminated (then killed) on exit.
+    ``meetings_api``, ``host``. ``full_cli`` starts it through ``python -m opindex
+    sandbox`` instead of ``python -m opindex.sandbox``. The server is terminated (then
+    killed) on exit.
     """
     workdir = Path(tempfile.mkdtemp(prefix="opindex-sandbox-"))
     if isinstance(corpus, Path):
@@ -178,7 +189,7 @@ def running_sandbox(
     stderr_path = workdir / "stderr.txt"
     with stderr_path.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
-            sandbox_command(corpus_path, **options),
+            sandbox_command(corpus_path, full_cli=full_cli, **options),
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,
