@@ -72,11 +72,17 @@ def test_a_taken_port_is_a_usage_error(tmp_path: Path) -> None:
 def test_serves_the_shipped_sample_corpus_with_every_option() -> None:
     with running_sandbox(
         sample_corpus_path(),
-        latency_ms=5,
+        latency_ms=1500,
         page_size_max=50,
         wiki_list=True,
         meetings_api="17.4",
     ) as sandbox:
+        # The added latency outlasts a short client timeout.
+        with (
+            sandbox.client("key-admin", timeout=0.2) as impatient,
+            pytest.raises(httpx.ReadTimeout),
+        ):
+            impatient.get("/api/v3/users/me")
         body = sandbox.get("/api/v3/work_packages", "key-admin", {"pageSize": "500"}).json()
         assert body["pageSize"] == 50
         assert sandbox.get("/api/v3/wiki_pages", "key-admin").json()["total"] > 30
