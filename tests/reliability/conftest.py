@@ -1,0 +1,197 @@
+"""Fixtures of the reliability suite: sandboxes, tenants, configs, index snapshots, processes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from tests.reliability.reliability_corpus import KINDS, reliability_corpus
+from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
+
+from opindex.config import Secret, TenantConfig
+from opindex.index import TenantIndex
+from opindex.state import StateStore
+from opindex.sync import index_directory
+
+Snapshot = dict[str, Any]
+
+
+@dataclass
+class Clock:
+    """Real time plus an offset the test can move forward."""
+
+    offset: timedelta = field(default_factory=timedelta)
+
+    def __call__(self) -> datetime:
+        return datetime.now(UTC) + self.offset
+
+    def advance(self, **delta: float) -> None:
+        self.offset += timedelta(**delta)
+
+
+class ShortTimeoutTransport(httpx.AsyncBaseTransport):
+    """Real HTTP with every timeout cut to ``seconds`` (the client's own default is 30 s),
+    so a hanging server is given up on quickly."""
+
+    def __init__(self, seconds: float) -> None:
+        self._inner = httpx.AsyncHTTPTransport()
+        self._seconds = seconds
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        limit = self._seconds
+        request.extensions = {
+            **request.extensions,
+            "timeout": {"connect": limit, "read": limit, "write": limit, "pool": limit},
+        }
+        return await self._inner.handle_async_request(request)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+def make_tenant(
+    sandbox: SandboxHandle, key: str = MEMBER_KEY, name: str = "acme", **settings: Any
+) -> TenantConfig:
+    """A tenant on the sandbox, built with ``key``."""
+    return TenantConfig(name=name, base_url=sandbox.base_url, api_key=Secret(key), **settings)
+
+
+def write_config(
+    directory: Path,
+    tenants: list[tuple[str, SandboxHandle, str]],
+    *,
+    data_dir: str = "data",
+    extra: str = "",
+    **settings: Any,
+) -> Path:
+    """An ``opindex.toml`` (mode 0600) with one tenant per (name, sandbox, key)."""
+    lines = [f'data_dir = "{data_dir}"', extra]
+    for name, sandbox, key in tenants:
+        lines += [
+            "",
+            "[[tenants]]",
+            f'name = "{name}"',
+            f'base_url = "{sandbox.base_url}"',
+            f'api_key = "{key}"',
+        ]
+        lines += [f"{setting} = {value}" for setting, value in settings.items()]
+    path = directory / "opindex.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
+def index_snapshot(data_dir: Path, tenant: str = "acme") -> Snapshot:
+    """What a reader of the live index sees: every id per kind (duplicates kept) and the
+    title of every work package."""
+    with TenantIndex(index_directory(data_dir, tenant)) as reader:
+        seen: Snapshot = {kind: reader.all_ids(kind) for kind in KINDS}
+        titles = {}
+        for wp_id in seen["work_package"]:
+            record = reader.get("work_package", wp_id)
+            titles[wp_id] = record.title if record is not None else None
+        seen["titles"] = titles
+    return seen
+
+
+def assert_exactly_once(snapshot: Snapshot, expected: dict[str, set[int]]) -> None:
+    """Every expected document is present, once, and nothing else."""
+    for kind in KINDS:
+        ids = snapshot[kind]
+        assert len(ids) == len(set(ids)), f"duplicate {kind} documents: {sorted(ids)}"
+        assert set(ids) == expected[kind], kind
+
+
+def run_outcomes(data_dir: Path, tenant: str = "acme") -> list[str]:
+    """Outcomes of the tenant's runs, oldest first."""
+    with StateStore.for_tenant(data_dir, tenant) as state:
+        return [run.outcome for run in reversed(state.recent_runs())]
+
+
+def opindex_argv(*args: str) -> list[str]:
+    """``python -m opindex ARGS`` with the interpreter running the tests."""
+    return [sys.executable, "-m", "opindex", *args]
+
+
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment for an opindex subprocess (unbuffered; no ambient configuration)."""
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("OPINDEX_CONFIG", "OPENPROJECT_URL", "OPENPROJECT_API_KEY")
+    }
+    env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
+    return env
+
+
+def run_opindex(
+    *args: str, timeout: float = 120, prefix: tuple[str, ...] = (), cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the CLI in a subprocess; stdout and stderr captured as text."""
+    return subprocess.run(
+        [*prefix, *opindex_argv(*args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=subprocess_env(),
+        cwd=cwd,
+    )
+
+
+def unprivileged_prefix(probe_dir: Path) -> tuple[str, ...]:
+    """A command prefix under which file permissions bind, even when the tests run as root.
+
+    Root ignores permission bits; ``unshare -U`` runs a command in a fresh user namespace
+    where it holds no privilege over the files outside. Skips when neither works.
+    """
+    if os.geteuid() != 0:
+        return ()
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("running as root without unshare: permissions cannot be enforced")
+    probe_dir.mkdir(parents=True, exist_ok=True)
+    probe_dir.chmod(0o500)
+    try:
+        result = subprocess.run(
+            [unshare, "-U", "touch", str(probe_dir / "probe")], capture_output=True, timeout=30
+        )
+    finally:
+        probe_dir.chmod(0o700)
+    if result.returncode == 0:
+        pytest.skip("unshare -U does not drop the privilege over files here")
+    return (unshare, "-U")
+
+
+WaitCondition = Callable[[], bool]
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture(scope="module")
+def corpus() -> dict[str, Any]:
+    return reliability_corpus()
+
+
+@pytest.fixture
+def sandbox(corpus: dict[str, Any]) -> Iterator[SandboxHandle]:
+    """A sandbox of the test's own (tests here mutate the corpus and inject faults)."""
+    with running_sandbox(corpus, wiki_list=True) as handle:
+        yield handle
