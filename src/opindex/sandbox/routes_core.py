@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -33,7 +36,7 @@ from opindex.sandbox.store import SandboxStore, not_found
 
 PROJECT_FILTERS = {"id": {"=": "is", "!": "is not"}, "active": {"=": "is"}}
 PROJECT_FILTER_ALIASES = {"id": "id", "active": "active"}
-PROJECT_SORT_KEYS = {
+PROJECT_SORT_KEYS: dict[str, Callable[[Project], Any]] = {
     "id": lambda p: p.id,
     "name": lambda p: p.name.lower(),
     "created_at": lambda p: p.created_at,
