@@ -1,0 +1,40 @@
+"""A 10k-document tenant: an unchanged incremental sync costs a handful of requests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tests.support.sandbox import running_sandbox
+from tests.sync.conftest import Clock
+
+from opindex.config import Secret, TenantConfig
+from opindex.sandbox.corpus_gen import ADMIN_KEY, CorpusSize, generate_corpus, write_corpus
+from opindex.sync import sync_tenant
+
+WORK_PACKAGES = 9174  # + 458 wiki pages + 366 meetings = 9,998 documents
+
+
+@pytest.mark.slow
+async def test_unchanged_10k_tenant_costs_at_most_10_requests(tmp_path: Path, clock: Clock) -> None:
+    corpus_path = tmp_path / "corpus.json"
+    write_corpus(generate_corpus(CorpusSize.proportional(WORK_PACKAGES), seed=1), corpus_path)
+    with running_sandbox(corpus_path) as sandbox:
+        tenant = TenantConfig(name="big", base_url=sandbox.base_url, api_key=Secret(ADMIN_KEY))
+        full = await sync_tenant(tenant, tmp_path / "data", clock=clock, concurrency=16)
+        assert sum(full.documents.values()) == 9_998
+
+        sandbox.reset_stats()
+        unchanged = await sync_tenant(tenant, tmp_path / "data", clock=clock)
+        assert not unchanged.swept
+        assert sandbox.stats()["requests"] == unchanged.requests <= 10
+        assert unchanged.opstamp == full.opstamp
+
+        # The periodic sweep is the only extra: id listings, 1,000 ids per request.
+        clock.advance(seconds=tenant.deletion_sweep_interval_seconds + 1)
+        sandbox.reset_stats()
+        swept = await sync_tenant(tenant, tmp_path / "data", clock=clock)
+        assert swept.swept
+        by_path = sandbox.stats()["by_path"]
+        assert by_path["/api/v3/work_packages"] == 1 + WORK_PACKAGES // 1000 + 1
+        assert swept.documents == full.documents
