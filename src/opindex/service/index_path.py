@@ -1,31 +1,32 @@
 """The index path: Tantivy candidates, re-ranked on stored content by the shared scorer.
 
-No API call happens here. Candidates are a superset of what the scorer accepts
-(ARCHITECTURE invariant 2); when the candidate cap cuts records that could still pass
-the scorer's gate, the cap is raised until nothing rankable is left out (up to
-MAX_CANDIDATES, beyond which the answer says so in a note).
+No API call happens here. The index returns candidates best first by an estimate of the
+scorer's score, capped; the candidates are re-ranked with ``rank_documents`` (the same
+function as the live path). The cap grows until what it cut provably cannot change the
+answer: either nothing cut can pass the scorer's gate, or nothing cut can reach the
+scores of the results being returned (ARCHITECTURE invariant 2, checked by the oracle
+test). Past MAX_CANDIDATES the answer says so in a note.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from opindex.index.filters import IndexFilters
-from opindex.index.retrieval import CandidateList
-from opindex.index.tenant_index import TenantIndex
-from opindex.records import Record
+from opindex.index import CandidateList, IndexFilters, TenantIndex
+from opindex.search.analysis import AnalyzedDocument, analyze_document
 from opindex.search.document import Kind
 from opindex.search.fields import rank_documents
 from opindex.search.match import BASE_SCALE, round_score
-from opindex.search.query import Query, parse_query
+from opindex.search.query import Query
 from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.service.results import ScoredHit
 
-FIRST_CANDIDATE_LIMIT = 400
-"""Candidates fetched first; enough for nearly every query on a 100k-record tenant."""
-CANDIDATE_GROWTH = 4
-MAX_CANDIDATES = 20_000
-"""Hard cap on candidates ranked for one query (a query matching most of a huge tenant)."""
+FIRST_WINDOW = 200
+"""Candidates fetched first (at least 4x the requested limit)."""
+WINDOW_GROWTH = 4
+MAX_CANDIDATES = 16_000
+"""Most candidates ranked for one query (a query matching most of a huge tenant)."""
 
 
 class HitList(list[ScoredHit]):
@@ -43,10 +44,6 @@ class HitList(list[ScoredHit]):
         self.notes = list(notes)
 
 
-LIST_ALL = parse_query("", "exact")
-"""The empty substring: every record matches, newest first (an empty query's candidates)."""
-
-
 def min_terms_to_pass(term_count: int, min_score: float = DEFAULT_MIN_SCORE) -> int:
     """The fewest matched query terms with which one field can reach the scorer's gate.
 
@@ -62,41 +59,57 @@ def min_terms_to_pass(term_count: int, min_score: float = DEFAULT_MIN_SCORE) -> 
     return term_count
 
 
-def _cap_is_safe(query: Query, candidates: CandidateList) -> bool:
-    """True when the records the cap left out cannot be returned by the scorer."""
+def excluded_bound(term_count: int, excluded_terms: int) -> float:
+    """Highest score (rounded as the ranker rounds) a record cut by the cap can reach.
+
+    A cut record matches at most *excluded_terms* of *term_count* terms within one field;
+    below all terms its raw field score is at most ``BASE_SCALE * (m/n)^2`` (the phrase
+    bonus needs every term), and a weighted record score never exceeds the raw one.
+    """
+    if excluded_terms >= term_count:
+        return 1.0
+    share = excluded_terms / term_count
+    return math.ceil(share * share * BASE_SCALE * 100) / 100
+
+
+class _Ranker:
+    """Re-ranks growing candidate windows, analysing each record once."""
+
+    def __init__(self, query: Query, kind: Kind) -> None:
+        self.query = query
+        self.kind = kind
+        self._analyzed: dict[int, AnalyzedDocument] = {}
+
+    def rank(self, candidates: CandidateList) -> list[ScoredHit]:
+        by_id = {record.id: record for record in candidates}
+        documents = []
+        for record in candidates:
+            analyzed = self._analyzed.get(record.id)
+            if analyzed is None or analyzed.document is not record.document:
+                analyzed = self._analyzed[record.id] = analyze_document(record.document)
+            documents.append(analyzed)
+        ranked = rank_documents(documents, self.query, self.kind)
+        return [ScoredHit(by_id[item.record.id], item) for item in ranked]
+
+
+def _all_passing_ranked(query: Query, candidates: CandidateList) -> bool:
+    """True when no record the cap cut could pass the scorer's gate."""
     if not candidates.truncated:
         return True
-    if query.containment or candidates.excluded_max_terms is None:
+    excluded = candidates.excluded_max_terms
+    if query.containment or excluded is None:
         return False
-    return candidates.excluded_max_terms < min_terms_to_pass(len(query.terms))
+    return excluded < min_terms_to_pass(len(query.terms))
 
 
-def fetch_candidates(
-    index: TenantIndex, query: Query, kind: Kind, filters: IndexFilters
-) -> tuple[CandidateList, list[str]]:
-    """Candidates for *query*, growing the cap until what it cuts cannot matter."""
-    shape = query if query.containment or query.terms else LIST_ALL
-    limit = FIRST_CANDIDATE_LIMIT
-    while True:
-        candidates = index.candidates(shape, kind, filters, limit)
-        if shape is not query:  # an empty query lists; nothing is scored
-            return candidates, []
-        if _cap_is_safe(query, candidates) or limit >= candidates.total:
-            return candidates, []
-        if limit >= MAX_CANDIDATES:
-            note = (
-                f"the query matches {candidates.total} candidate records; only the best "
-                f"{limit} by matched terms were ranked"
-            )
-            return candidates, [note]
-        limit = min(MAX_CANDIDATES, limit * CANDIDATE_GROWTH, max(candidates.total, 1))
-
-
-def rank_candidates(records: Sequence[Record], query: Query, kind: Kind) -> list[ScoredHit]:
-    """Every record the scorer accepts, best first, each with its Record."""
-    by_id = {record.id: record for record in records}
-    ranked = rank_documents((record.document for record in records), query, kind)
-    return [ScoredHit(by_id[item.record.id], item) for item in ranked]
+def _top_settled(
+    query: Query, candidates: CandidateList, hits: list[ScoredHit], limit: int
+) -> bool:
+    """True when no record the cap cut could enter the best *limit* hits."""
+    excluded = candidates.excluded_max_terms
+    if query.containment or excluded is None or len(hits) < limit:
+        return False
+    return hits[limit - 1].ranked.score > excluded_bound(len(query.terms), excluded)
 
 
 def search_index(
@@ -104,15 +117,38 @@ def search_index(
 ) -> HitList:
     """The best *limit* records of *kind* for *query* among the index's candidates.
 
-    An empty fuzzy query lists records, most recently updated first, unscored.
+    An empty fuzzy query lists records unscored, in ascending id order.
+    ``HitList.total`` counts the records that passed the scorer among those ranked.
     """
-    candidates, notes = fetch_candidates(index, query, kind, filters)
-    hits = rank_candidates(candidates, query, kind)
     if not query.containment and not query.terms:
-        return HitList(hits[:limit], total=candidates.total)
-    if candidates.truncated and not notes:  # a raw substring scan ran out of budget
-        notes.append(
-            f"the substring search read only the {len(candidates)} most recently updated "
-            "matching records"
-        )
+        listed = index.candidates(query, kind, filters, limit)
+        return HitList(_Ranker(query, kind).rank(listed), total=listed.total)
+    ranker = _Ranker(query, kind)
+    window = max(FIRST_WINDOW, WINDOW_GROWTH * limit)
+    notes: list[str] = []
+    while True:
+        candidates = index.candidates(query, kind, filters, window)
+        hits = ranker.rank(candidates)
+        complete = _all_passing_ranked(query, candidates)
+        if complete or _top_settled(query, candidates, hits, limit):
+            break
+        if window >= candidates.total:
+            break
+        if window >= MAX_CANDIDATES:
+            notes.append(
+                f"{candidates.total} records are candidates for this query; only the best "
+                f"{window} by the index's estimate were ranked"
+            )
+            break
+        window = min(MAX_CANDIDATES, window * WINDOW_GROWTH)
+    if not complete and not notes:
+        if query.containment:  # a raw substring scan ran out of its budget
+            notes.append(
+                f"the substring search read only {len(candidates)} of the matching records"
+            )
+        else:
+            notes.append(
+                f"at least {len(hits)} records match; ranking stopped where no further "
+                "record could enter these results"
+            )
     return HitList(hits[:limit], total=len(hits), notes=notes)

@@ -1,0 +1,224 @@
+"""``opindex search``: ranked, typo-tolerant search from the command line (table or JSON)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import TextIO
+
+from opindex.cli import EXIT_OK
+from opindex.cli.sync_command import add_config_argument
+from opindex.config import Config, load_config
+from opindex.envelope import (
+    MAX_LIMIT,
+    MAX_QUERY_LENGTH,
+    SearchRequest,
+    SearchResponse,
+    SearchResult,
+)
+from opindex.errors import InvalidArgumentError
+from opindex.search.document import Kind
+from opindex.search.query import Query, alternative_score, parse_query
+from opindex.search.tokenize import tokenize
+from opindex.service import Service
+
+KIND_ARGUMENTS: dict[str, Kind] = {
+    "work_packages": "work_package",
+    "meetings": "meeting",
+    "wiki_pages": "wiki_page",
+}
+BOLD, RESET = "\033[1m", "\033[0m"
+
+
+def _limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 1 <= value <= MAX_LIMIT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}")
+    return value
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive id")
+    return value
+
+
+def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``opindex search`` and its options."""
+    parser = subparsers.add_parser(
+        "search",
+        help="search work packages, meetings or wiki pages",
+        description=(
+            "Ranked, typo-tolerant search. Answers from the tenant's index when it is fresh, "
+            "live from OpenProject otherwise; the footer (or meta with --json) says which. "
+            "When nothing matches, relaxed queries are tried unless --no-fallback."
+        ),
+    )
+    parser.add_argument(
+        "query", metavar="QUERY", help="what to look for (natural language is fine)"
+    )
+    parser.add_argument(
+        "--kind", required=True, choices=sorted(KIND_ARGUMENTS), help="what kind of record"
+    )
+    add_config_argument(parser)
+    parser.add_argument(
+        "--tenant", metavar="NAME", help="tenant to search (optional with one tenant)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the JSON envelope")
+    parser.add_argument(
+        "--limit", type=_limit, default=10, metavar="N", help="results to show (default 10)"
+    )
+    parser.add_argument(
+        "--source",
+        choices=("auto", "index", "live"),
+        default="auto",
+        help="auto (default): index when fresh, else live; or force one path",
+    )
+    parser.add_argument(
+        "--match-mode",
+        choices=("fuzzy", "exact"),
+        default="fuzzy",
+        help="fuzzy (default) tolerates typos and reordering; exact is a literal substring",
+    )
+    parser.add_argument(
+        "--no-fallback",
+        action="store_true",
+        help="do not relax the query when nothing matches (zero stays zero)",
+    )
+    parser.add_argument("--project", type=_positive, metavar="ID", help="only this project id")
+    parser.add_argument(
+        "--status",
+        choices=("open", "closed", "all"),
+        default="all",
+        help="work packages only: open, closed or all (default)",
+    )
+
+
+def build_request(args: argparse.Namespace) -> SearchRequest:
+    """The SearchRequest the arguments describe."""
+    if len(args.query) > MAX_QUERY_LENGTH:
+        raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_LENGTH} characters")
+    return SearchRequest(
+        kind=KIND_ARGUMENTS[args.kind],
+        query=args.query,
+        match_mode=args.match_mode,
+        limit=args.limit,
+        source=args.source,
+        fallback=not args.no_fallback,
+        project_id=args.project,
+        status=args.status,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the configuration, search, print."""
+    request = build_request(args)
+    config = load_config(args.config)
+    response = asyncio.run(_search(config, request, args.tenant))
+    out = sys.stdout
+    if args.json:
+        json.dump(response.to_json_dict(), out, ensure_ascii=False, indent=2)
+        out.write("\n")
+    else:
+        render_table(response, out, color=out.isatty())
+    return EXIT_OK
+
+
+async def _search(config: Config, request: SearchRequest, tenant: str | None) -> SearchResponse:
+    async with Service.from_config(config) as service:
+        return await service.search(request, tenant=tenant)
+
+
+# --- the readable table -----------------------------------------------------------------
+
+
+def highlight(text: str, query: Query, *, color: bool) -> str:
+    """*text* with the words that match *query* in bold (only when *color*)."""
+    if not color or not text:
+        return text
+    spans: list[tuple[int, int]] = []
+    if query.containment:
+        needle = query.text.lower() if query.match_mode == "exact" else query.text.strip().lower()
+        start = text.lower().find(needle) if needle else -1
+        while start != -1:
+            spans.append((start, start + len(needle)))
+            start = text.lower().find(needle, start + len(needle))
+    else:
+        alternatives = [alt for term in query.terms for alt in term.alternatives]
+        for token in tokenize(text):
+            if any(alternative_score(alt, token.text) > 0 for alt in alternatives):
+                spans.append((token.start, token.end))
+    pieces, position = [], 0
+    for start, end in spans:
+        pieces.append(text[position:start] + BOLD + text[start:end] + RESET)
+        position = end
+    return "".join(pieces) + text[position:]
+
+
+def _row(index: int, result: SearchResult, query: Query, color: bool) -> list[str]:
+    title = highlight(result.title, query, color=color)
+    fields = ", ".join(result.matched_fields) or "-"
+    lines = [f"{index:>2}. {result.score:.2f}  #{result.id}  {title}", f"      matched: {fields}"]
+    if result.snippet and result.matched_fields[:1] != [_primary(result)]:
+        lines.append(f"      {highlight(result.snippet, query, color=color)}")
+    for item in result.matched_agenda_items or []:
+        snippet = highlight(item.snippet or "", query, color=color)
+        lines.append(f"      agenda item #{item.id} {item.title}: {snippet}")
+    for comment in result.matched_comments or []:
+        snippet = highlight(comment.snippet or "", query, color=color)
+        lines.append(f"      comment #{comment.id}: {snippet}")
+    return lines
+
+
+def _primary(result: SearchResult) -> str:
+    return "subject" if result.kind == "work_package" else "title"
+
+
+def footer(response: SearchResponse) -> list[str]:
+    """The meta lines under the table: path, freshness, relaxation, problems."""
+    meta = response.meta
+    shown = len(response.results)
+    lines = [f"{shown} result(s) of {meta.total} · tenant {meta.tenant} · source {meta.source}"]
+    freshness = f"index {meta.index_state}"
+    if meta.age_seconds is not None:
+        freshness += f" (synced {_age(meta.age_seconds)} ago)"
+    lines[0] += f" · {freshness}"
+    if meta.wildcard_fallback:
+        lines.append(
+            f"nothing matched {meta.original_query!r}; relaxed with {meta.fallback_strategy}: "
+            f"{meta.effective_query!r}"
+        )
+    if meta.degraded:
+        lines.append(f"degraded: {meta.enrichment_failures} record(s) could not be read completely")
+    lines.extend(f"note: {note}" for note in meta.notes)
+    return lines
+
+
+def _age(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f}s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"
+
+
+def render_table(response: SearchResponse, out: TextIO, *, color: bool) -> None:
+    """Print the results as a readable list with highlighted snippets, then the footer."""
+    meta = response.meta
+    query = parse_query(meta.effective_query, meta.match_mode)
+    if not response.results:
+        out.write(f"No {meta.kind.replace('_', ' ')}s match {meta.original_query!r}.\n")
+    for index, result in enumerate(response.results, start=1):
+        out.write("\n".join(_row(index, result, query, color)) + "\n")
+    out.write("\n".join(footer(response)) + "\n")
