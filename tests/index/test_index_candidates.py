@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from index_fixtures import work_package
 
-from opindex.errors import InvalidArgumentError
+from opindex.errors import IndexUnavailableError, InvalidArgumentError
 from opindex.index import TenantIndex
 from opindex.index.vocabulary import Vocabulary
 from opindex.search.query import parse_query
@@ -71,19 +73,20 @@ def test_exact_tokens_in_the_title_rank_above_body_matches(index: TenantIndex) -
     assert found(index, "budget") == [2, 1]
 
 
-def test_containment_queries_come_most_recent_first_and_report_the_cap(
-    index: TenantIndex,
-) -> None:
-    from datetime import UTC, datetime
-
-    index.upsert(
-        work_package(i, f"ticket no {i} budget", updated_at=datetime(2024, 1, i, tzinfo=UTC))
-        for i in range(1, 11)
-    )
+def test_containment_queries_come_in_id_order_and_report_the_cap(index: TenantIndex) -> None:
+    # The ranker orders equal scores (all containment scores are 1) by ascending id.
+    index.upsert(work_package(i, f"ticket no {i} budget") for i in (7, 3, 10, 1, 5, 2))
     index.commit()
     result = index.candidates(parse_query("BUDG", "exact"), "work_package", limit=3)
-    assert [r.id for r in result] == [10, 9, 8]
-    assert result.truncated and result.total == 10
+    assert [r.id for r in result] == [1, 2, 3]
+    assert result.truncated and result.total == 6
+
+
+def test_fuzzy_ties_are_broken_by_ascending_id(index: TenantIndex) -> None:
+    index.upsert(work_package(i, "x", f"budget {i}") for i in (9, 4, 12, 1, 7))
+    index.upsert([work_package(20, "budget")])  # a subject match outranks every body match
+    index.commit()
+    assert found(index, "budget", limit=3) == [20, 1, 4]
 
 
 def test_short_fuzzy_queries_use_containment(index: TenantIndex) -> None:
@@ -102,11 +105,14 @@ def test_queries_without_letters_scan_the_raw_text(index: TenantIndex) -> None:
     assert found(index, "--", limit=1) in ([1], [3])
 
 
-def test_empty_query_and_bad_limit(index: TenantIndex) -> None:
-    index.upsert([work_package(1, "budget")])
+def test_a_query_without_terms_gets_every_record_like_the_ranker(index: TenantIndex) -> None:
+    index.upsert(work_package(i, "budget") for i in (3, 1, 2))
     index.commit()
-    assert found(index, "") == []
-    assert found(index, "   ") == []
+    assert found(index, "") == [1, 2, 3]
+    assert found(index, "   ", limit=2) == [1, 2]
+
+
+def test_bad_limit(index: TenantIndex) -> None:
     with pytest.raises(InvalidArgumentError, match="limit"):
         found(index, "budget", limit=0)
 
@@ -142,3 +148,45 @@ def test_record_cache_never_serves_stale_records(index: TenantIndex) -> None:
     assert [r.title for r in uncached.candidates(parse_query("budget"), "work_package")] == [
         "budget v2"
     ]
+
+
+def test_vocabulary_extends_and_folds_incrementally() -> None:
+    plain = Vocabulary(["alpha", "beta"])
+    grown = plain.extended(["STRASSE".lower(), "straße", "gamma"])
+    assert plain.size == 2 and grown.size == 5
+    assert plain.find("ss") == []  # the old vocabulary is unchanged
+    assert grown.find("ss") == ["strasse", "straße"]
+    assert grown.extended(["ασ"]).find("σ", "end") == ["ασ"]
+    assert grown.find("a", "start") == ["alpha"]
+
+
+def test_vocabulary_file_follows_commits_and_survives_rollback(index: TenantIndex) -> None:
+    reader = TenantIndex(index.directory)
+    infix = parse_query("ebrafi")  # found only through the vocabulary (containment rule)
+    index.upsert([work_package(1, "zebrafish")])
+    index.rollback()  # the term was seen but never written
+    index.upsert([work_package(2, "zebrafish")])
+    index.commit()
+    assert [r.id for r in reader.candidates(infix, "work_package")] == [2]
+    index.upsert([work_package(3, "Grebrafinch")])
+    index.commit()
+    assert sorted(r.id for r in reader.candidates(infix, "work_package")) == [2, 3]
+
+
+def test_a_half_written_vocabulary_line_waits_for_its_end(index: TenantIndex) -> None:
+    index.upsert([work_package(1, "zebrafish")])
+    index.commit()
+    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
+    with open(path, "ab") as handle:
+        handle.write(b"narwh")  # an append in progress
+    assert index.vocabulary().find("narwh") == []
+    with open(path, "ab") as handle:
+        handle.write(b"al\n")
+    assert index.vocabulary().find("narwh") == ["narwhal"]
+
+
+def test_missing_vocabulary_file_is_unavailable(index_root: Path) -> None:
+    index = TenantIndex.create(index_root)
+    (index.directory.generation_path(index.generation) / "vocabulary.txt").unlink()
+    with pytest.raises(IndexUnavailableError, match="vocabulary"):
+        TenantIndex(index_root).count("work_package")

@@ -6,8 +6,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from opindex.index.candidates import CandidateList
 from opindex.index.filters import IndexFilters
-from opindex.index.retrieval import CandidateList
 from opindex.records import Record
 from opindex.search.query import Query
 
@@ -42,7 +42,7 @@ class IndexBackend(Protocol):
     """Storage and candidate retrieval for one tenant.
 
     Writes become visible to candidates()/get() after commit(). candidates() returns a
-    superset of the records the scorer accepts (see opindex.index.retrieval), capped at
+    superset of the records the scorer accepts (see opindex.index.fuzzy_clauses), capped at
     *limit*, and says in the returned CandidateList whether the cap cut anything.
     """
 

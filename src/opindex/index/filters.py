@@ -11,7 +11,7 @@ import tantivy
 from opindex.errors import InvalidArgumentError
 from opindex.index import schema as s
 from opindex.index.record_codec import updated_timestamp
-from opindex.search.document import KINDS
+from opindex.search.document import KINDS, Kind
 
 StatusFilter = Literal["open", "closed"] | tuple[int, ...]
 
@@ -46,11 +46,17 @@ def _any_int(schema: tantivy.Schema, field: str, values: tuple[int, ...]) -> tan
     return tantivy.Query.term_set_query(schema, field, list(values))
 
 
+def check_kind(kind: str) -> Kind:
+    """*kind* as a Kind; InvalidArgumentError if it is none."""
+    for known in KINDS:
+        if kind == known:
+            return known
+    raise InvalidArgumentError(f"unknown record kind {kind!r}; use one of {KINDS}")
+
+
 def kind_query(schema: tantivy.Schema, kind: str) -> tantivy.Query:
     """All records of *kind*."""
-    if kind not in KINDS:
-        raise InvalidArgumentError(f"unknown record kind {kind!r}; use one of {KINDS}")
-    return tantivy.Query.term_query(schema, s.KIND, kind)
+    return tantivy.Query.term_query(schema, s.KIND, check_kind(kind))
 
 
 def filter_clauses(schema: tantivy.Schema, kind: str, filters: IndexFilters) -> list[tantivy.Query]:

@@ -14,9 +14,10 @@ from pathlib import Path
 import tantivy
 
 from opindex.errors import IndexUnavailableError
-from opindex.index import record_codec
+from opindex.index import record_codec, vocabulary_file
 from opindex.index import schema as s
 from opindex.index.vocabulary import Vocabulary
+from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
 from opindex.records import Record
 
 META_FILE = "meta.json"
@@ -95,8 +96,8 @@ class Snapshot:
     records: RecordCache
 
     def vocabulary(self) -> Vocabulary:
-        """The vocabulary of the ``all`` field as this searcher sees it."""
-        return self.generation.vocabulary_for(self)
+        """The vocabulary, including every term this searcher can see."""
+        return self.generation.vocabulary()
 
     def record(self, address: tantivy.DocAddress) -> Record:
         """The stored record of a hit."""
@@ -110,6 +111,8 @@ class GenerationIndex:
         self.name = name
         self.path = path
         s.check_version(path)
+        if not (path / VOCABULARY_FILE).is_file():
+            raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
         if not tantivy.Index.exists(str(path)):
             raise IndexUnavailableError(f"index at {path}: no Tantivy index files")
         with tantivy_errors(path, "open"):
@@ -119,7 +122,7 @@ class GenerationIndex:
         self._lock = threading.Lock()
         self._stamp = _meta_stamp(path)
         self._reload_count = 0
-        self._vocabulary: tuple[int, Vocabulary] | None = None
+        self._vocabulary = VocabularyReader(path)
         self._record_cache = record_cache
         self._records = RecordCache(record_cache)
 
@@ -129,6 +132,7 @@ class GenerationIndex:
         path.mkdir(parents=True, exist_ok=True)
         with tantivy_errors(path, "create"):
             tantivy.Index(s.build_schema(), path=str(path), reuse=False)
+        vocabulary_file.create(path)
         s.write_version(path)
         return cls(name, path)
 
@@ -144,7 +148,6 @@ class GenerationIndex:
                 self.index.reload()
             self._stamp = stamp
             self._reload_count += 1
-            self._vocabulary = None
             self._records = RecordCache(self._record_cache)
 
     def snapshot(self) -> Snapshot:
@@ -152,19 +155,9 @@ class GenerationIndex:
         with self._lock, tantivy_errors(self.path, "open a searcher"):
             return Snapshot(self, self.index.searcher(), self._reload_count, self._records)
 
-    def vocabulary_for(self, snapshot: Snapshot) -> Vocabulary:
-        """The vocabulary matching *snapshot*, built once per reload."""
-        with self._lock:
-            cached = self._vocabulary
-            if cached is not None and cached[0] == snapshot.reload_count:
-                return cached[1]
-        with tantivy_errors(self.path, "read the term dictionary"):
-            terms = snapshot.searcher.terms_with_prefix(s.ALL, "")
-        vocabulary = Vocabulary(term for term, _ in terms)
-        with self._lock:
-            if snapshot.reload_count == self._reload_count:
-                self._vocabulary = (snapshot.reload_count, vocabulary)
-        return vocabulary
+    def vocabulary(self) -> Vocabulary:
+        """Every term indexed in this generation so far (a superset of any snapshot's)."""
+        return self._vocabulary.current()
 
     def opstamp(self) -> int:
         """The opstamp of the last commit, read from meta.json."""

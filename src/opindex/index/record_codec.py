@@ -54,8 +54,8 @@ def validate(record: Record) -> None:
             )
 
 
-def to_tantivy(record: Record) -> tantivy.Document:
-    """The Tantivy document of *record* (call validate() first)."""
+def to_tantivy(record: Record) -> tuple[tantivy.Document, set[str]]:
+    """The Tantivy document of *record* and its distinct tokens (call validate() first)."""
     doc = record.document
     out = tantivy.Document()
     out.add_text(s.KEY, record_key(doc.kind, doc.id))
@@ -73,7 +73,7 @@ def to_tantivy(record: Record) -> tantivy.Document:
         out.add_text(s.ALL, " ".join(every_token))
     out.add_bytes(s.RECORD, encode(record))
     _add_filters(out, record)
-    return out
+    return out, set(every_token)
 
 
 def _add_filters(out: tantivy.Document, record: Record) -> None:

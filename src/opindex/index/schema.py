@@ -20,10 +20,9 @@ VERSION_FILE: Final = "opindex-index.json"
 # Searchable fields per kind: the scorer's field specs are the one source. The list is
 # recorded beside the index, so a field added to the specs makes old indexes "needs rebuild".
 KIND_FIELDS: Final[dict[Kind, tuple[str, ...]]] = {kind: field_names(kind) for kind in KINDS}
-# The heaviest field of a kind (it names the record): exact matches there rank candidates
-# higher.
-PRIMARY_FIELD: Final[dict[Kind, str]] = {
-    kind: max(FIELD_SPECS[kind], key=lambda spec: spec.weight).name for kind in KINDS
+# Field weights of the scorer: candidates are ordered by an estimate that uses them.
+FIELD_WEIGHTS: Final[dict[Kind, dict[str, float]]] = {
+    kind: {spec.name: spec.weight for spec in FIELD_SPECS[kind]} for kind in KINDS
 }
 
 # Tantivy fields. Text fields holding our tokens use the built-in "whitespace" tokenizer,

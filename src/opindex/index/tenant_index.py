@@ -14,7 +14,15 @@ from opindex.errors import IndexUnavailableError, InvalidArgumentError, SyncInPr
 from opindex.index import record_codec
 from opindex.index import schema as s
 from opindex.index.backend import CommitInfo, IndexStats
-from opindex.index.filters import NO_FILTERS, IndexFilters, filter_clauses, kind_query
+from opindex.index.candidates import CandidateList, run_by_id, run_ranked, run_scan
+from opindex.index.filters import (
+    NO_FILTERS,
+    IndexFilters,
+    check_kind,
+    filter_clauses,
+    kind_query,
+)
+from opindex.index.fuzzy_clauses import fuzzy_query
 from opindex.index.generation_index import (
     RECORD_CACHE_SIZE,
     GenerationIndex,
@@ -23,16 +31,9 @@ from opindex.index.generation_index import (
     tantivy_errors,
 )
 from opindex.index.generations import IndexDirectory
-from opindex.index.retrieval import (
-    CandidateList,
-    containment_needle,
-    containment_query,
-    fuzzy_query,
-    run_ranked,
-    run_recent,
-    run_scan,
-)
+from opindex.index.substring_clauses import containment_needle, containment_query
 from opindex.index.vocabulary import Vocabulary
+from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
 from opindex.search.document import KINDS
 from opindex.search.query import Query
@@ -73,6 +74,7 @@ class TenantIndex:
         self._pointer_stamp: tuple[int, int, int] | None = None
         self._writer: tantivy.IndexWriter | None = None
         self._writer_generation: GenerationIndex | None = None
+        self._writer_vocabulary: VocabularyWriter | None = None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -188,12 +190,20 @@ class TenantIndex:
                     raise IndexUnavailableError(
                         f"index at {generation.path}: cannot open a writer: {exc}"
                     ) from exc
+                try:
+                    vocabulary = VocabularyWriter(generation.path)
+                except IndexUnavailableError:
+                    writer.rollback()
+                    writer.wait_merging_threads()  # frees the lock again
+                    raise
                 self._writer, self._writer_generation = writer, generation
+                self._writer_vocabulary = vocabulary
             return self._writer
 
     def _release_writer(self, *, rollback: bool) -> None:
         writer, self._writer = self._writer, None
         generation, self._writer_generation = self._writer_generation, None
+        self._writer_vocabulary = None  # unflushed terms are re-learned by the next writer
         if writer is None or generation is None:
             return
         with tantivy_errors(generation.path, "release the writer"):
@@ -206,15 +216,16 @@ class TenantIndex:
         batch = list(records)
         for record in batch:  # reject the whole batch before writing anything
             record_codec.validate(record)
-        documents = [(record, record_codec.to_tantivy(record)) for record in batch]
+        documents = [(record, *record_codec.to_tantivy(record)) for record in batch]
         with self._lock:
             writer = self._open_writer()
-            assert self._writer_generation is not None
+            assert self._writer_generation is not None and self._writer_vocabulary is not None
             with tantivy_errors(self._writer_generation.path, "write"):
-                for record, document in documents:
+                for record, document, tokens in documents:
                     key = record_codec.record_key(record.document.kind, record.id)
                     writer.delete_documents_by_term(s.KEY, key)
                     writer.add_document(document)
+                    self._writer_vocabulary.add(tokens)
         return len(documents)
 
     def delete(self, kind: str, ids: Iterable[int]) -> int:
@@ -239,6 +250,8 @@ class TenantIndex:
         with self._lock:
             writer, generation = self._writer, self._writer_generation
             if writer is not None and generation is not None:
+                assert self._writer_vocabulary is not None
+                self._writer_vocabulary.flush()  # readers seeing the commit see its terms
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
                 self._release_writer(rollback=False)
@@ -311,8 +324,9 @@ class TenantIndex:
         """A superset of the records of *kind* the scorer could accept for *query*.
 
         At most *limit* records; see CandidateList for what is reported when the cap
-        cuts. Fuzzy queries come back best first; containment (substring) queries most
-        recently updated first.
+        cuts. Fuzzy queries come back best first (estimated score, then ascending id);
+        containment (substring) queries, and queries without terms (which the ranker
+        answers with every record), in ascending id order like the ranker's ties.
         """
         if limit < 1:
             raise InvalidArgumentError(f"candidate limit must be at least 1, got {limit}")
@@ -325,10 +339,11 @@ class TenantIndex:
                 contained = containment_query(schema, snap.vocabulary, needle)
                 if contained is None:
                     return run_scan(snap.searcher, needle, clauses, limit, SCAN_BUDGET, snap.record)
-                return run_recent(snap.searcher, contained, clauses, limit, snap.record)
-            fuzzy = fuzzy_query(schema, snap.vocabulary, query, kind)
-            if fuzzy is None:
-                return CandidateList()
+                return run_by_id(snap.searcher, contained, clauses, limit, snap.record)
+            fuzzy = fuzzy_query(schema, snap.vocabulary, query, check_kind(kind))
+            if fuzzy is None:  # no terms: the ranker returns every record
+                everything = tantivy.Query.all_query()
+                return run_by_id(snap.searcher, everything, clauses, limit, snap.record)
             return run_ranked(snap.searcher, fuzzy, clauses, limit, snap.record)
 
     def stats(self) -> IndexStats:

@@ -28,28 +28,51 @@ class _Joined:
     starts: array[int]  # start offset of term i, then a sentinel len(text)
 
     @classmethod
-    def of(cls, terms: list[str]) -> _Joined:
-        starts = array("q")
-        offset = 1
+    def empty(cls) -> _Joined:
+        return cls("\n", array("q", [1]))
+
+    def extended(self, terms: list[str]) -> _Joined:
+        starts = array("q", self.starts)
+        offset = starts.pop()
         for term in terms:
             starts.append(offset)
             offset += len(term) + 1
         starts.append(offset)
-        return cls("\n" + "\n".join(terms) + "\n" if terms else "\n", starts)
+        return _Joined(self.text + "".join(term + "\n" for term in terms), starts)
 
     def term(self, index: int) -> str:
         return self.text[self.starts[index] : self.starts[index + 1] - 1]
 
 
 class Vocabulary:
-    """Every distinct term of one index field (including terms of deleted documents)."""
+    """Distinct terms of the index (terms of deleted documents may linger: harmless).
 
-    def __init__(self, terms: Iterable[str]) -> None:
-        original = [t for t in terms if t and "\n" not in t]
-        folded = [fold(t) for t in original]
-        self._original = _Joined.of(original)
-        self._folded = self._original if folded == original else _Joined.of(folded)
-        self.size = len(original)
+    Immutable: extended() returns a new vocabulary, so readers never see a half update.
+    """
+
+    def __init__(self, terms: Iterable[str] = ()) -> None:
+        self._original = _Joined.empty()
+        self._folded = self._original
+        self.size = 0
+        self._add(list(terms))
+
+    def _add(self, terms: list[str]) -> None:
+        terms = [t for t in terms if t and "\n" not in t]
+        folded = [fold(t) for t in terms]
+        original = self._original.extended(terms)
+        if self._folded is self._original and folded == terms:
+            self._folded = original  # folding changes nothing: share the text
+        else:
+            self._folded = self._folded.extended(folded)
+        self._original = original
+        self.size += len(terms)
+
+    def extended(self, terms: Iterable[str]) -> Vocabulary:
+        """A new vocabulary with *terms* added (no check for duplicates)."""
+        new = Vocabulary()
+        new._original, new._folded, new.size = self._original, self._folded, self.size
+        new._add(list(terms))
+        return new
 
     def find(
         self, piece: str, anchor: Anchor = "anywhere", limit: int | None = None
