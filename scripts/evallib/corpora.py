@@ -81,3 +81,19 @@ def ensure_queries(
     queries = generator.generate()
     write_queries(path, queries, corpus, seed, per_category)
     return path, queries
+
+
+def mixed_sample(queries: list[KnownItemQuery], count: int) -> list[KnownItemQuery]:
+    """*count* queries taken round-robin across categories (deterministic, file order)."""
+    by_category: dict[str, list[KnownItemQuery]] = {}
+    for query in queries:
+        by_category.setdefault(query.category, []).append(query)
+    lanes = list(by_category.values())
+    sample: list[KnownItemQuery] = []
+    position = 0
+    while len(sample) < count and any(position < len(lane) for lane in lanes):
+        for lane in lanes:
+            if position < len(lane) and len(sample) < count:
+                sample.append(lane[position])
+        position += 1
+    return sample

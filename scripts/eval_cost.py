@@ -1,0 +1,144 @@
+"""Cost per search on both paths: latency p50/p95 and API requests, per corpus size.
+
+python scripts/eval_cost.py                       # 1k, 3k, 10k work packages
+python scripts/eval_cost.py --sizes 10000 100000  # any sizes (the 100k figure: --full in bench_all)
+
+For each size: the same mixed known-item queries (typos, multi-word, reordered, natural
+language, deep-only, no-hit; taken round-robin from the size's query file) answered by
+the index path and by the live path in the same run, query by query, through the
+service façade in process. The live path reads a sandbox over HTTP that adds
+``--latency-ms`` to every request (20 ms by default, as BENCHMARKS.md asks); API requests
+per search are the sandbox's request counter delta. Writes bench-results/<out>.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample, size_label
+from evallib.corpus_view import corpus_items, load_corpus
+from evallib.metrics import latency_summary
+from evallib.querygen import KnownItemQuery
+from evallib.results_io import RESULTS, context, write_result
+from evallib.sandbox_proc import sandbox_process
+from evallib.search_paths import Answer, ServicePaths, bench_config
+from evallib.tenant_data import TenantData, ensure_tenant
+from opindex.search.document import KINDS
+
+WARM_UP = 5
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000, 10_000])
+    parser.add_argument("--seed", type=int, default=7, help="corpus seed")
+    parser.add_argument("--query-seed", type=int, default=1)
+    parser.add_argument("--per-category", type=int, default=40)
+    parser.add_argument("--queries", type=int, default=200, help="mixed queries per size")
+    parser.add_argument(
+        "--live-queries", type=int, default=None, help="live path on the first N only"
+    )
+    parser.add_argument("--latency-ms", type=float, default=20.0)
+    parser.add_argument("--out", default="cost")
+    return parser.parse_args(argv)
+
+
+def _path_figures(answers: list[Answer]) -> dict[str, Any]:
+    counted = [a.requests for a in answers if a.requests is not None]
+    return {
+        **latency_summary([a.seconds for a in answers]),
+        "queries": len(answers),
+        "errors": sum(1 for a in answers if a.error is not None),
+        "requests_total": sum(counted) if counted else None,
+        "requests_mean": round(sum(counted) / len(counted), 2) if counted else None,
+        "requests_max": max(counted) if counted else None,
+    }
+
+
+async def measure(
+    queries: list[KnownItemQuery], tenant: TenantData, corpus_path: Any, args: argparse.Namespace
+) -> dict[str, Any]:
+    live_count = len(queries) if args.live_queries is None else args.live_queries
+    index_answers: list[tuple[KnownItemQuery, Answer]] = []
+    live_answers: list[tuple[KnownItemQuery, Answer]] = []
+    with sandbox_process(corpus_path, latency_ms=args.latency_ms) as sandbox:
+        config = bench_config(tenant.data_dir, tenant.tenant, sandbox.base_url)
+        paths = ServicePaths(config, tenant.tenant, sandbox.requests)
+        try:
+            for query in queries[:WARM_UP]:  # open the index, detect capabilities, warm caches
+                await paths.search(query, "index")
+                await paths.search(query, "live")
+            started = time.perf_counter()
+            for number, query in enumerate(queries):
+                index_answers.append((query, await paths.search(query, "index")))
+                if number < live_count:
+                    live_answers.append((query, await paths.search(query, "live")))
+            seconds = time.perf_counter() - started
+        finally:
+            await paths.aclose()
+    index = _path_figures([a for _, a in index_answers])
+    live = _path_figures([a for _, a in live_answers])
+    by_kind = {
+        kind: {
+            "index": latency_summary([a.seconds for q, a in index_answers if q.kind == kind]),
+            "live": latency_summary([a.seconds for q, a in live_answers if q.kind == kind]),
+        }
+        for kind in KINDS
+    }
+    ratio = live["p50_ms"] / index["p50_ms"] if index["p50_ms"] else None
+    slowest = sorted(index_answers, key=lambda qa: -qa[1].seconds)[:5]
+    return {
+        "index": index,
+        "live": live,
+        "live_over_index_p50": ratio,
+        "by_kind": by_kind,
+        "run_seconds": seconds,
+        "slowest_index_queries": [
+            {"qid": q.qid, "kind": q.kind, "query": q.query, "ms": a.seconds * 1000}
+            for q, a in slowest
+        ],
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    sizes: list[dict[str, Any]] = []
+    for size in args.sizes:
+        corpus = ensure_corpus(size, args.seed, RESULTS / "corpora")
+        items = corpus_items(load_corpus(corpus))
+        _, queries = ensure_queries(
+            corpus, items, args.query_seed, args.per_category, RESULTS / "queries"
+        )
+        sample = mixed_sample(queries, args.queries)
+        tenant = ensure_tenant(corpus, RESULTS / "tenants")
+        print(f"{size_label(size)}: {len(sample)} queries ...", file=sys.stderr)
+        figures = asyncio.run(measure(sample, tenant, corpus, args))
+        documents = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS}
+        row = {"work_packages": size, "label": size_label(size), "documents": documents,
+               "corpus": corpus.name, **figures}  # fmt: skip
+        sizes.append(row)
+        index, live = figures["index"], figures["live"]
+        print(
+            f"{size_label(size):>6}  index p50 {index['p50_ms']:7.1f} ms p95 {index['p95_ms']:7.1f}"
+            f" ms requests {index['requests_total']}  |  live p50 {live['p50_ms']:7.1f} ms"
+            f" p95 {live['p95_ms']:7.1f} ms requests/search {live['requests_mean']}"
+            f"  |  live/index {figures['live_over_index_p50']:.0f}x"
+        )
+    result = {
+        "benchmark": "cost",
+        **context(),
+        "latency_ms": args.latency_ms,
+        "queries_per_size": args.queries,
+        "sizes": sizes,
+    }
+    print(f"wrote {write_result(args.out, result)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
