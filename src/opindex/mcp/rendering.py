@@ -61,15 +61,16 @@ def describe_source(meta: SearchMeta) -> str:
     return "answered live from OpenProject"
 
 
-def result_heading(result: SearchResult) -> str:
+def result_heading(result: SearchResult, *, scored: bool = True) -> str:
     """``#1001 Renew TLS certificate … (score 0.93, project Operations)``."""
-    extras = [f"score {result.score:.2f}"]
+    extras = [f"score {result.score:.2f}"] if scored else []
     if result.project is not None and result.project.name:
         extras.append(f"project {result.project.name}")
     status = result.attributes.get("status_name")
     if status:
         extras.append(f"status {status}")
-    return f"#{result.id} {result.title} ({', '.join(extras)})"
+    suffix = f" ({', '.join(extras)})" if extras else ""
+    return f"#{result.id} {result.title}{suffix}"
 
 
 def shorten(text: str, width: int = SNIPPET_WIDTH) -> str:
@@ -148,9 +149,13 @@ def describe_read(meta: ReadMeta) -> str:
 
 def render_activities(listing: ActivityListResponse) -> str:
     """The text content of an activity listing."""
-    ranked = "matching comments, best first" if listing.ranked else "activities in order"
+    count = len(listing.results)
+    if listing.ranked:
+        ranked = f"matching comment{'' if count == 1 else 's'}, best first"
+    else:
+        ranked = f"activit{'y' if count == 1 else 'ies'} in order"
     lines = [
-        f"Work package #{listing.work_package_id}: {len(listing.results)} {ranked} "
+        f"Work package #{listing.work_package_id}: {count} {ranked} "
         f"(of {listing.total} activities), {describe_read(listing.meta)}."
     ]
     for activity in listing.results:
@@ -177,7 +182,7 @@ def render_work_package_list(listing: WorkPackageListResponse) -> str:
         f"first, {describe_read(listing.meta)}."
     ]
     for result in listing.results:
-        lines.append(f"- {result_heading(result)}".replace(f", score {result.score:.2f}", ""))
+        lines.append(f"- {result_heading(result, scored=False)}")
     lines.extend(listing.meta.notes)
     return "\n".join(lines)
 
