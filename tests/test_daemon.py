@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.mcp.mcp_site import opindex_argv, subprocess_env, write_config
+from tests.mcp.mcp_site import subprocess_env, write_config
 from tests.support.corpus_builder import MEMBER_KEY, CorpusBuilder
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
