@@ -70,18 +70,27 @@ def exit_code_for(error: OpindexError) -> int:
     return EXIT_FAILURE
 
 
-def _load(name: str) -> CommandModule | None:
-    try:
-        module = importlib.import_module(COMMANDS[name])
-    except ModuleNotFoundError as exc:
-        if exc.name == COMMANDS[name]:
-            return None
-        raise
+def _load(name: str) -> CommandModule:
+    module: CommandModule = importlib.import_module(COMMANDS[name])
     return module
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, CommandModule]]:
-    """The top-level parser with every available sub-command registered."""
+def _chosen_command(argv: Sequence[str]) -> str | None:
+    """The sub-command named on the command line, if any (top-level options come first)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+    return None
+
+
+def build_parser(
+    only: str | None = None,
+) -> tuple[argparse.ArgumentParser, dict[str, CommandModule]]:
+    """The top-level parser with every sub-command registered, or just *only*.
+
+    Loading one command's module keeps start-up fast (``opindex sandbox`` never imports
+    Tantivy or the MCP SDK) and keeps one command working if another cannot load.
+    """
     parser = argparse.ArgumentParser(
         prog="opindex",
         description="Typo-tolerant, ranked search over OpenProject, for LLM clients (MCP).",
@@ -90,18 +99,17 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, CommandModule]]:
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     modules: dict[str, CommandModule] = {}
-    for name in COMMANDS:
-        module = _load(name)
-        if module is not None:
-            module.add_parser(subparsers)
-            modules[name] = module
+    for name in [only] if only else COMMANDS:
+        modules[name] = _load(name)
+        modules[name].add_parser(subparsers)
     return parser, modules
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``opindex`` console script."""
-    parser, modules = build_parser()
-    args = parser.parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser, modules = build_parser(_chosen_command(arguments))
+    args = parser.parse_args(arguments)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         stream=sys.stderr,
