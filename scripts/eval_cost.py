@@ -23,6 +23,7 @@ from typing import Any
 from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample, size_label
 from evallib.corpus_view import corpus_items, load_corpus
 from evallib.metrics import latency_summary
+from evallib.profiling import profile_index_path
 from evallib.querygen import KnownItemQuery
 from evallib.results_io import RESULTS, context, write_result
 from evallib.sandbox_proc import sandbox_process
@@ -44,6 +45,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--live-queries", type=int, default=None, help="live path on the first N only"
     )
     parser.add_argument("--latency-ms", type=float, default=20.0)
+    parser.add_argument(
+        "--profile", type=int, default=10, help="profile the N slowest index queries (largest size)"
+    )
     parser.add_argument("--out", default="cost")
     return parser.parse_args(argv)
 
@@ -91,7 +95,7 @@ async def measure(
         for kind in KINDS
     }
     ratio = live["p50_ms"] / index["p50_ms"] if index["p50_ms"] else None
-    slowest = sorted(index_answers, key=lambda qa: -qa[1].seconds)[:5]
+    slowest = sorted(index_answers, key=lambda qa: -qa[1].seconds)[:10]
     return {
         "index": index,
         "live": live,
@@ -99,7 +103,13 @@ async def measure(
         "by_kind": by_kind,
         "run_seconds": seconds,
         "slowest_index_queries": [
-            {"qid": q.qid, "kind": q.kind, "query": q.query, "ms": a.seconds * 1000}
+            {
+                "qid": q.qid,
+                "kind": q.kind,
+                "query": q.query,
+                "ms": a.seconds * 1000,
+                "relaxed": a.relaxed,
+            }
             for q, a in slowest
         ],
     }
@@ -108,6 +118,8 @@ async def measure(
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     sizes: list[dict[str, Any]] = []
+    last_sample: list[KnownItemQuery] = []
+    last_tenant: TenantData | None = None
     for size in args.sizes:
         corpus = ensure_corpus(size, args.seed, RESULTS / "corpora")
         items = corpus_items(load_corpus(corpus))
@@ -122,6 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         row = {"work_packages": size, "label": size_label(size), "documents": documents,
                "corpus": corpus.name, **figures}  # fmt: skip
         sizes.append(row)
+        last_sample, last_tenant = sample, tenant
         index, live = figures["index"], figures["live"]
         print(
             f"{size_label(size):>6}  index p50 {index['p50_ms']:7.1f} ms p95 {index['p95_ms']:7.1f}"
@@ -129,12 +142,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             f" p95 {live['p95_ms']:7.1f} ms requests/search {live['requests_mean']}"
             f"  |  live/index {figures['live_over_index_p50']:.0f}x"
         )
+    profile = None
+    if args.profile and sizes and last_tenant is not None:
+        largest = sizes[-1]
+        slow_ids = [entry["qid"] for entry in largest["slowest_index_queries"]]
+        slow = [q for q in last_sample if q.qid in slow_ids][: args.profile]
+        profile = profile_index_path(last_tenant, slow)
+        profile["size"] = largest["label"]
     result = {
         "benchmark": "cost",
         **context(),
         "latency_ms": args.latency_ms,
         "queries_per_size": args.queries,
         "sizes": sizes,
+        "profile": profile,
     }
     print(f"wrote {write_result(args.out, result)}")
     return 0

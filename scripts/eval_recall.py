@@ -140,29 +140,50 @@ async def oracle_agreement(
 
 
 def weakest_categories(
-    summary: dict[str, Any], explanations: list[dict[str, Any]], answers: dict[str, Answer],
+    summary: dict[str, Any],
+    explanations: list[dict[str, Any]],
+    answers: dict[str, Answer],
     queries: list[KnownItemQuery],
-) -> list[dict[str, Any]]:  # fmt: skip
-    """The index path's weakest categories, with example misses (or low ranks)."""
+    titles: dict[tuple[str, int], str],
+) -> list[dict[str, Any]]:
+    """The index path's weakest categories, with example misses (or low ranks).
+
+    Ordered by recall@10, then MRR; the no-hit category takes part only when its
+    precision is below 1.
+    """
     index = summary.get("index", {})
-    ranked = [
-        (score.recall_at_10 if name != NO_HIT else score.no_hit_precision, score.mrr or 0.0, name)
-        for name, score in index.items()
-        if name != OVERALL
-    ]
-    ranked.sort(key=lambda row: (row[0] if row[0] is not None else 1.0, row[1]))
+    ranked = []
+    for name, score in index.items():
+        if name == OVERALL:
+            continue
+        if name == NO_HIT:
+            if score.no_hit_precision is not None and score.no_hit_precision < 1:
+                ranked.append((score.no_hit_precision, 0.0, name))
+            continue
+        ranked.append((score.recall_at_10 or 0.0, score.mrr or 0.0, name))
+    ranked.sort(key=lambda row: (row[0], row[1]))
     weakest = []
     for recall, mrr, name in ranked[:WEAKEST_SHOWN]:
         examples = [e for e in explanations if e["category"] == name][:EXAMPLES_PER_CATEGORY]
         if not examples:  # nothing missed: show the lowest-ranked hits instead
             ranks = []
             for query in queries:
-                if query.category == name and query.expected_id is not None:
-                    ids = answers[query.qid].ids
-                    if query.expected_id in ids and ids[0] != query.expected_id:
-                        ranks.append({"qid": query.qid, "query": query.query,
-                                      "expected_id": query.expected_id,
-                                      "rank": ids.index(query.expected_id) + 1})  # fmt: skip
+                if query.category != name or query.expected_id is None:
+                    continue
+                ids = answers[query.qid].ids
+                if query.expected_id in ids and ids[0] != query.expected_id:
+                    first = answers[query.qid]
+                    ranks.append(
+                        {
+                            "qid": query.qid,
+                            "query": query.query,
+                            "expected_id": query.expected_id,
+                            "expected_title": titles.get((query.kind, query.expected_id), ""),
+                            "rank": ids.index(query.expected_id) + 1,
+                            "first": {"id": first.ids[0], "title": first.titles[0],
+                                      "score": first.scores[0]},
+                        }
+                    )  # fmt: skip
             examples = sorted(ranks, key=lambda r: -int(r["rank"]))[:EXAMPLES_PER_CATEGORY]
         weakest.append({"category": name, "score": recall, "mrr": mrr, "examples": examples})
     return weakest
@@ -275,7 +296,13 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
         "oracle": oracle_result,
         "index_misses": explanations,
         "index_no_hit_errors": wrong_no_hits,
-        "weakest": weakest_categories(summary, explanations, answers["index"], queries),
+        "weakest": weakest_categories(
+            summary,
+            explanations,
+            answers["index"],
+            queries,
+            {(i.kind, i.id): i.title for i in items},
+        ),
         "queries": [q.to_json() for q in queries],
         "outcomes": [o.to_json() for o in outcomes],
     }

@@ -1,0 +1,326 @@
+"""The generated sections of docs/BENCHMARKS.md, each built from one JSON result."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evallib.markdown import block, cell, code, ms, table
+from evallib.querygen import CATEGORIES
+
+Result = Mapping[str, Any]
+PATH_NAMES = {"index": "index", "live": "live", "substring": "substring (`~`)"}
+
+
+def recall_section(recall: Result, plot: str | None) -> str:
+    paths = recall["paths"]
+    summary = recall["summary"]
+    corpus = recall["corpus"]
+    counts = ", ".join(f"{n:,} {k.replace('_', ' ')}s" for k, n in corpus["counts"].items())
+    parts = [
+        "## Recall (known-item queries)",
+        f"Command: {code(recall['command'])} — corpus `{corpus['file']}` ({counts}), "
+        f"queries `{recall['queries_file']}` (replay with `--queries`).",
+    ]
+    if plot:
+        parts.append(f"![recall@10 per category and path]({plot})")
+    header = ["category", *(f"{PATH_NAMES[p]} R@1 / R@10 / MRR" for p in paths)]
+    rows = []
+    for category in (*CATEGORIES, "overall"):
+        row: list[str] = [f"**{category}**" if category == "overall" else category]
+        for path in paths:
+            score = summary[path].get(category)
+            if score is None:
+                row.append("–")
+            elif category == "no_hit":
+                row.append(
+                    f"precision {score['no_hit_precision']:.2f} (empty {score['strict_empty']:.2f})"
+                )
+            else:
+                text = (
+                    f"{score['recall_at_1']:.2f} / {score['recall_at_10']:.2f} / {score['mrr']:.2f}"
+                )
+                success = score.get("relaxation_success")
+                if category == "needs_relaxation" and path != "substring" and success is not None:
+                    text += f" (relaxed & found {success:.2f})"
+                row.append(text)
+        rows.append(row)
+    queries = summary[paths[0]]["overall"]["queries"]
+    parts.append(table(header, rows, "l" + "r" * len(paths)))
+    parts.append(
+        f"{queries} known-item queries plus the no-hit ones. *No-hit precision*: share of "
+        "no-hit queries answered with nothing or only with results flagged as relaxed "
+        "(*empty*: with nothing at all). *relaxed & found*: the expected record came back "
+        "in the top 10 of an answer flagged `wildcard_fallback`."
+    )
+    cost = recall.get("cost", {})
+    if cost:
+        parts.append(
+            table(
+                ["path", "p50", "p95", "API requests per search (mean / max)"],
+                [
+                    [
+                        PATH_NAMES[p],
+                        ms(c["p50_ms"]),
+                        ms(c["p95_ms"]),
+                        f"{cell(c['requests_mean'])} / {cell(c['requests_max'])}",
+                    ]
+                    for p, c in cost.items()
+                ],
+            )
+        )
+        parts.append(
+            "Latency of this run (sandbox without added latency; see *Cost per search* for "
+            "the comparison the goals ask for). The substring row counts the one list request "
+            "OpenProject's `~` filter needs; it ran in process."
+        )
+    parts.append(weakest_section(recall))
+    return "\n\n".join(parts)
+
+
+def weakest_section(recall: Result) -> str:
+    parts = ["### Where the index path is weakest"]
+    for entry in recall.get("weakest", []):
+        score = entry["score"]
+        parts.append(
+            f"**{entry['category']}** — {cell(score)} "
+            f"({'no-hit precision' if entry['category'] == 'no_hit' else 'recall@10'}), "
+            f"MRR {cell(entry['mrr'])}"
+        )
+        rows = []
+        for example in entry["examples"]:
+            if "reason" in example:
+                instead = (
+                    "; ".join(
+                        f"{r['id']} {r['title']!r} ({r['score']:.2f})"
+                        for r in example["ranked_instead"]
+                    )
+                    or "nothing"
+                )
+                rows.append(
+                    [
+                        code(example["query"]),
+                        example["expected_id"],
+                        example.get("expected_title", ""),
+                        instead,
+                        example["reason"],
+                    ]
+                )
+            else:
+                rows.append(
+                    [
+                        code(example["query"]),
+                        example["expected_id"],
+                        example.get("expected_title", ""),
+                        _first(example),
+                        f"found at rank {example['rank']}",
+                    ]
+                )
+        if rows:
+            parts.append(
+                table(
+                    ["query", "expected", "expected title", "ranked instead", "why"], rows, "lrlll"
+                )
+            )
+        else:
+            parts.append("No miss and no lower rank in this category.")
+    misses = recall.get("index_misses", [])
+    wrong = recall.get("index_no_hit_errors", [])
+    parts.append(
+        f"All index-path misses: {len(misses)} known-item queries not in the top 10, "
+        f"{len(wrong)} no-hit queries answered with unflagged results; each is listed with "
+        "its diagnosis in `bench-results/recall.json` (`index_misses`)."
+    )
+    return "\n\n".join(parts)
+
+
+def _first(example: Mapping[str, Any]) -> str:
+    first = example.get("first")
+    if not first:
+        return ""
+    return f"{first['id']} {first['title']!r} ({first['score']:.2f}) first"
+
+
+def oracle_section(recall: Result) -> str:
+    oracle = recall.get("oracle")
+    if not oracle:
+        return ""
+    parts = [
+        "## Oracle agreement",
+        f"Command: {code(recall['command'])}. Every query's index-path top 10 (the query as "
+        "written, relaxation off) against an exhaustive re-rank of every indexed record of "
+        "the kind with the same scorer (`opindex.search.rank_documents`), skipping only "
+        "records without a single token that scores for any query term.",
+        f"Identical top 10 (same records, same order): **{oracle['identical_top10']} of "
+        f"{oracle['queries']}** ({oracle['agreement']:.1%}); same set: "
+        f"{oracle['same_set_top10']}.",
+    ]
+    rows = [
+        [
+            code(d["query"]),
+            d["kind"],
+            " ".join(map(str, d["index"])),
+            " ".join(map(str, d["oracle"])),
+        ]
+        for d in oracle["disagreements"][:10]
+    ]
+    if rows:
+        parts.append(table(["query", "kind", "index top 10", "oracle top 10"], rows, "llll"))
+    return "\n\n".join(parts)
+
+
+def cost_section(cost: Result, plot: str | None) -> str:
+    parts = [
+        "## Cost per search: index path vs live path",
+        f"Command: {code(cost['command'])}. The same {cost['queries_per_size']} mixed "
+        "known-item queries per size, index path then live path query by query, through "
+        f"the service in process; the sandbox adds {cost['latency_ms']:g} ms to every API "
+        "request.",
+    ]
+    if plot:
+        parts.append(f"![latency against corpus size]({plot})")
+    rows = []
+    for row in cost["sizes"]:
+        index, live = row["index"], row["live"]
+        rows.append(
+            [
+                row["label"],
+                f"{sum(row['documents'].values()):,}",
+                ms(index["p50_ms"]),
+                ms(index["p95_ms"]),
+                index["requests_total"],
+                ms(live["p50_ms"]),
+                ms(live["p95_ms"]),
+                f"{cell(live['requests_mean'])} / {live['requests_max']}",
+                f"{row['live_over_index_p50']:.0f}×" if row["live_over_index_p50"] else "–",
+            ]
+        )
+    parts.append(
+        table(
+            [
+                "work packages",
+                "documents",
+                "index p50",
+                "index p95",
+                "index API requests",
+                "live p50",
+                "live p95",
+                "live requests (mean/max)",
+                "live/index p50",
+            ],
+            rows,
+        )
+    )
+    big = cost["sizes"][-1]
+    slow = [
+        [f"{s['ms']:.0f} ms", s["kind"], code(s["query"]), "yes" if s.get("relaxed") else ""]
+        for s in big["slowest_index_queries"]
+    ]
+    parts.append(f"Slowest index-path queries at {big['label']}:")
+    parts.append(table(["time", "kind", "query", "relaxed"], slow, "rlll"))
+    profile = cost.get("profile")
+    if profile:
+        lines = [
+            f"{r['own_s']:7.3f} s own {r['cum_s']:7.3f} s cum {r['calls']:>9} calls  "
+            f"{r['function']}"
+            for r in profile["by_own_time"]
+        ]
+        parts.append(
+            f"Where the time goes: cProfile of the index path (candidates, re-rank, "
+            f"relaxation; no envelope) over those {len(profile['queries'])} queries at "
+            f"{profile['size']}, {profile['total_s']:.2f} s in all, functions by own time:"
+        )
+        parts.append(block("\n".join(lines)))
+    return "\n\n".join(parts)
+
+
+def mcp_section(mcp: Result) -> str:
+    rows = []
+    for row in mcp["sizes"]:
+        rows.append(
+            [
+                row["label"],
+                row["queries"],
+                ms(row["in_process"]["p50_ms"]),
+                ms(row["in_process"]["p95_ms"]),
+                ms(row["mcp_stdio"]["p50_ms"]),
+                ms(row["mcp_stdio"]["p95_ms"]),
+                ms(row["mcp_overhead"]["p50_ms"]),
+                f"{row['identical_answers']}/{row['queries']}",
+                row["api_requests"],
+            ]
+        )
+    return "\n\n".join(
+        [
+            "## Index path through an MCP stdio client",
+            f"Command: {code(mcp['command'])}. `mcp.Client` launches `python -m opindex serve "
+            "--no-sync` over stdio and calls the search tools (`source: index`); the same "
+            "queries run through the service in process in the same loop.",
+            table(
+                [
+                    "work packages",
+                    "queries",
+                    "in process p50",
+                    "in process p95",
+                    "MCP p50",
+                    "MCP p95",
+                    "MCP overhead p50",
+                    "same answers",
+                    "API requests",
+                ],
+                rows,
+            ),
+        ]
+    )
+
+
+def memory_section(memory: Result) -> str:
+    size = memory["index"]
+    searches = memory["searches"]
+    return "\n\n".join(
+        [
+            "## Memory and index size",
+            f"Command: {code(memory['command'])}. One synced tenant is copied into "
+            f"{memory['tenants']} tenants (own credential, own index files) of a fresh data "
+            "directory; `opindex serve --transport http --no-sync` serves them and MCP "
+            "streamable-HTTP clients, one per tenant credential, send the searches round-robin.",
+            table(
+                [
+                    "tenants × documents",
+                    "searches",
+                    "RSS at start",
+                    "peak RSS (VmHWM)",
+                    "search p50 / p95 over MCP HTTP",
+                    "API requests",
+                ],
+                [
+                    [
+                        f"{memory['tenants']} × {memory['documents_per_tenant']:,}",
+                        searches["searches"],
+                        f"{memory['rss_start_mib']:.0f} MiB",
+                        f"{memory['peak_rss_mib']:.0f} MiB",
+                        f"{ms(searches['p50_ms'])} / {ms(searches['p95_ms'])}",
+                        memory["api_requests"],
+                    ]
+                ],
+            ),
+            table(
+                [
+                    "index bytes on disk",
+                    "indexed text (UTF-8)",
+                    "bytes per text byte",
+                    "documents",
+                    "segments",
+                ],
+                [
+                    [
+                        f"{size['bytes_on_disk']:,}",
+                        f"{size['text_bytes']:,}",
+                        f"{size['bytes_per_text_byte']:.2f}",
+                        f"{size['documents']:,}",
+                        size["segments"],
+                    ]
+                ],
+            ),
+        ]
+    )
