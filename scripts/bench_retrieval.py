@@ -14,6 +14,7 @@ its peak RSS is reported. Prints a Markdown section ready to append to docs/BENC
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import shutil
@@ -289,21 +290,26 @@ def bench_size(
             f"{vocabulary.size:,} terms, built in {vocabulary_build * 1000:.0f} ms |"
         )
         lines.append("")
-        lines.append("| class | median ms | p95 ms | mean candidates | truncated |")
-        lines.append("|---|---|---|---|---|")
+        lines.append(
+            "| class | median ms | p95 ms | median CPU ms | p95 CPU ms | mean candidates "
+            "| truncated |"
+        )
+        lines.append("|---|---|---|---|---|---|---|")
         for name, make in query_classes(rng, records).items():
             batch = [make() for _ in range(queries)]
-            timings, sizes, cut = [], [], 0
+            timings, cpu, sizes, cut = [], [], [], 0
             for query in batch:
-                started = time.perf_counter()
+                started, started_cpu = time.perf_counter(), time.process_time()
                 found = index.candidates(query, "work_package", limit=limit)
                 timings.append(time.perf_counter() - started)
+                cpu.append(time.process_time() - started_cpu)
                 sizes.append(len(found))
                 cut += found.truncated
             median, p95 = _ms(timings)
+            cpu_median, cpu_p95 = _ms(cpu)
             lines.append(
-                f"| {name} | {median:.2f} | {p95:.2f} | {statistics.mean(sizes):.0f} | "
-                f"{cut}/{queries} |"
+                f"| {name} | {median:.2f} | {p95:.2f} | {cpu_median:.2f} | {cpu_p95:.2f} | "
+                f"{statistics.mean(sizes):.0f} | {cut}/{queries} |"
             )
         if agreement:
             lines.extend(["", *bench_agreement(index, records, rng, agreement)])
@@ -357,7 +363,11 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(bench_vocabulary(args.vocabulary, 200, args.seed)))
         print()
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"Peak RSS of the benchmark process: {peak:.0f} MB\n")
+    load = os.getloadavg()[0]
+    print(
+        f"Peak RSS of the benchmark process: {peak:.0f} MB; load average at the end "
+        f"{load:.2f} on {os.cpu_count()} cores\n"
+    )
     return 0
 
 
