@@ -87,14 +87,19 @@ def result_lines(result: SearchResult) -> list[str]:
     if result.snippet:
         lines.append(f"“{shorten(result.snippet)}”")
     for item in result.matched_agenda_items or []:
-        excerpt = f": “{shorten(item.snippet, 160)}”" if item.snippet else ""
-        lines.append(f"agenda item {item.id} “{item.title}”{excerpt}")
+        lines.append(f"agenda item {item.id} “{item.title}”{_excerpt(item.snippet, result)}")
     for comment in result.matched_comments or []:
-        excerpt = f": “{shorten(comment.snippet, 160)}”" if comment.snippet else ""
-        lines.append(f"comment {comment.id}{excerpt}")
+        lines.append(f"comment {comment.id}{_excerpt(comment.snippet, result)}")
     if result.url:
         lines.append(result.url)
     return lines
+
+
+def _excerpt(snippet: str | None, result: SearchResult) -> str:
+    """``: “…”`` for a sub-record's snippet, unless the result's own snippet shows it."""
+    if not snippet or snippet == result.snippet:
+        return ""
+    return f": “{shorten(snippet, 160)}”"
 
 
 def meta_lines(meta: SearchMeta) -> list[str]:
