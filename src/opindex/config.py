@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Literal, cast
 from urllib.parse import urlsplit
 
-from opindex.config_table import ConfigTable
+from opindex.config_table import ConfigTable, has_control_characters
 from opindex.errors import ConfigError
 from opindex.secret import Secret as Secret  # re-exported: callers import it from here
 from opindex.state.paths import is_valid_tenant_name, tenant_directory
@@ -197,6 +197,8 @@ def config_from_env(env: Mapping[str, str] | None = None) -> Config:
     base_url = _check_base_url(
         env[ENV_URL].strip(), lambda problem: ConfigError(f"environment: {ENV_URL}: {problem}")
     )
+    if has_control_characters(env[ENV_API_KEY].strip()):
+        raise ConfigError(f"environment: {ENV_API_KEY} must not contain control characters")
     tenant = TenantConfig(
         name=DEFAULT_TENANT_NAME, base_url=base_url, api_key=Secret(env[ENV_API_KEY].strip())
     )
@@ -216,6 +218,8 @@ def load_config_file(path: Path, *, env: Mapping[str, str] | None = None) -> Con
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{path}: not valid TOML: values nested too deeply") from exc
     config = parse_config(data, source=path, env=env)
     _warn_if_world_readable(path, data)
     return config
@@ -268,6 +272,9 @@ def parse_config(
 
 
 # Integer tenant settings: key -> (default, minimum). Defaults match TenantConfig's.
+MAX_SECONDS = 10 * 366 * 86400
+"""Upper bound of every interval setting (ten years): anything longer is a typo, and
+much larger values overflow date arithmetic."""
 _TENANT_INTEGERS = {
     "sync_interval_seconds": (900, 1),
     "max_staleness_seconds": (3600, 1),
@@ -302,10 +309,17 @@ def _parse_tenant(table: ConfigTable, base_dir: Path, env: Mapping[str, str]) ->
         if thesaurus_path
         else {},
         **{
-            key: table.integer(key, default, minimum=minimum)
+            key: _seconds(table, key, default, minimum)
             for key, (default, minimum) in _TENANT_INTEGERS.items()
         },
     )
+
+
+def _seconds(table: ConfigTable, key: str, default: int, minimum: int) -> int:
+    value = table.integer(key, default, minimum=minimum)
+    if value > MAX_SECONDS:
+        raise table.error(key, f"must be at most {MAX_SECONDS} (ten years), got {value}")
+    return value
 
 
 def _credential(table: ConfigTable, env: Mapping[str, str]) -> Secret:
@@ -315,6 +329,8 @@ def _credential(table: ConfigTable, env: Mapping[str, str]) -> Secret:
         value = table.data["api_key"]
         if not isinstance(value, str) or not value.strip():
             raise table.error("api_key", "must be a non-empty string")
+        if has_control_characters(value.strip()):
+            raise table.error("api_key", "must not contain control characters (NUL, newline, ...)")
         return Secret(value.strip())
     if "api_key_env" not in table.data:
         raise table.error("api_key", "missing: set api_key or api_key_env")
@@ -325,11 +341,15 @@ def _credential(table: ConfigTable, env: Mapping[str, str]) -> Secret:
     value = env.get(variable, "").strip()
     if not value:
         raise table.error("api_key_env", f"environment variable {shown} is not set or empty")
+    if has_control_characters(value):
+        raise table.error("api_key_env", f"environment variable {shown} holds control characters")
     return Secret(value)
 
 
 def _check_base_url(url: str, error: _ErrorFactory) -> str:
     """``url`` without trailing slash, or the factory's error naming the problem."""
+    if has_control_characters(url):
+        raise error("must not contain control characters (NUL, newline, ...)")
     try:
         parts = urlsplit(url)
         parts.port  # noqa: B018 - raises ValueError on an invalid port
@@ -357,6 +377,8 @@ def load_thesaurus(path: Path, *, key: str = "thesaurus") -> dict[str, tuple[str
         raise ConfigError(f"{key}: cannot read thesaurus file {path}: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{key}: thesaurus file {path} is not valid JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{key}: thesaurus file {path} is nested too deeply") from exc
     if not isinstance(data, dict):
         raise ConfigError(f"{key}: thesaurus file {path} must hold a JSON object")
     for word, synonyms in data.items():

@@ -46,6 +46,8 @@ class ConfigTable:
             return None
         if not isinstance(value, str) or not value.strip():
             raise self.error(key, f"must be a non-empty string, got {type(value).__name__}")
+        if has_control_characters(value):
+            raise self.error(key, "must not contain control characters (NUL, newline, ...)")
         return value.strip()
 
     def integer(self, key: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
@@ -62,6 +64,12 @@ class ConfigTable:
         if not isinstance(value, bool):
             raise self.error(key, f"must be true or false, got {type(value).__name__}")
         return value
+
+
+def has_control_characters(text: str) -> bool:
+    """True if ``text`` holds a control character: never part of a path, URL, name or key
+    (and a NUL makes every file-system call fail)."""
+    return any(ord(char) < 0x20 or ord(char) == 0x7F for char in text)
 
 
 def with_suggestion(key: str, allowed: set[str]) -> str:
