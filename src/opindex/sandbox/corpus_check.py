@@ -32,6 +32,8 @@ def load_corpus_file(path: Path) -> Corpus:
             data = json.loads(raw_bytes)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise CorpusError(f"corpus {path} is not valid JSON: {exc}") from exc
+        except RecursionError as exc:
+            raise CorpusError(f"corpus {path} is not valid JSON: nested too deeply") from exc
         return parse_corpus(data, source=str(path))
 
 
