@@ -44,6 +44,16 @@ def test_each_scorer_rule_has_a_clause(rules: TenantIndex) -> None:
     assert found(rules, "zzzz") == []
 
 
+def test_typos_in_long_tokens_are_found_through_the_vocabulary(index: TenantIndex) -> None:
+    long = "internationalizationlocalizationsupport"  # past the automaton's length limit
+    # Record 2 shares no prefix with the queries: only the edit-distance rule finds it.
+    index.upsert([work_package(1, long), work_package(2, "x" + long), work_package(3, "other")])
+    index.commit()
+    typo = long[:10] + "x" + long[11:20] + long[21:]  # 2 edits from 1, 3 from 2
+    assert sorted(found(index, typo)) == [1]
+    assert sorted(found(index, long[:-1] + "q")) == [1, 2]  # 1 edit from 1, 2 from 2
+
+
 def test_candidates_matching_more_terms_come_first_and_the_cap_cuts_the_rest(
     index: TenantIndex,
 ) -> None:

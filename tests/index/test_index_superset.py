@@ -33,6 +33,7 @@ WORDS = [
     "a", "qa", "server", "serv", "observer", "reserve", "migration", "datacenter", "plan",
     "plans", "v2", "2024", "rc1", "the", "about", "what", "Ⅻ", "ǅemal", "kubernetes",
     "kubernetse", "deployment", "deploy", "redeploy", "ﬀ", "ŉ",
+    "supercalifragilisticexpialidocious2024", "internationalizationlocalizationsupport",
 ]  # fmt: skip
 SEPARATORS = [" ", " ", " ", "-", "_", ". ", "\n", "/", "", "—", "\u00a0", "*", "'"]
 ALPHABET = "abcdeßσςΣüÜé\u0301日ⅫİI0-_ *.'()|"

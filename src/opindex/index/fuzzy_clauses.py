@@ -43,6 +43,7 @@ from opindex.search.score import (
     SHARED_PREFIX_BASE,
     SHARED_PREFIX_MIN,
     SHARED_PREFIX_SPAN,
+    bounded_levenshtein,
     edit_budget,
 )
 
@@ -53,6 +54,8 @@ RULE_WEIGHT: Final = 100.0
 # A substring piece matching more vocabulary terms than this is treated as unselective:
 # it no longer restricts the candidates (still a superset), and the cost stays bounded.
 MAX_PIECE_TERMS: Final = 20_000
+# Tokens longer than this find their typo matches through the vocabulary, not an automaton.
+FUZZY_AUTOMATON_MAX_CHARS: Final = 32
 
 VocabularySource = Callable[[], Vocabulary]
 
@@ -73,17 +76,46 @@ def term_set_query(schema: tantivy.Schema, field: str, terms: list[str] | None) 
     return tantivy.Query.term_set_query(schema, field, terms)
 
 
+def near_terms(token: str, vocabulary: VocabularySource) -> dict[int, list[str] | None]:
+    """Per edit distance within the token's budget: the vocabulary terms at it, or None.
+
+    None asks for Tantivy's fuzzy automaton, whose construction grows with the token's
+    length (seconds at 3,000 characters). For long tokens the vocabulary answers instead:
+    a term within d edits holds one of d + 1 chunks of the token verbatim (pigeonhole),
+    so the terms containing a chunk, filtered by the exact distance, are all of them.
+    """
+    budget = edit_budget(token)
+    if budget == 0:
+        return {}
+    if len(token) <= FUZZY_AUTOMATON_MAX_CHARS:
+        return dict.fromkeys(range(1, budget + 1))
+    size = len(token) // (budget + 1)
+    chunks = [token[i * size : (i + 1) * size] for i in range(budget)] + [token[budget * size :]]
+    near: dict[int, list[str] | None] = {d: [] for d in range(1, budget + 1)}
+    for chunk in chunks:
+        found = vocabulary().find(chunk, "anywhere", limit=MAX_PIECE_TERMS)
+        if found is None:
+            return dict.fromkeys(range(1, budget + 1))
+        for term in found:
+            distance = bounded_levenshtein(token, term, budget)
+            bucket = near.get(distance)
+            if bucket is not None and term not in bucket:
+                bucket.append(term)
+    return near
+
+
 def rule_clauses(
     schema: tantivy.Schema,
     field: str,
     alternative: Alternative,
     containing: list[str] | None,
+    near: dict[int, list[str] | None],
 ) -> list[tuple[tantivy.Query, float]]:
     """(clause, upper bound of the token score) per scorer rule that can fire.
 
     The union of the clauses matches every document of which a token of *field* scores
     above zero for *alternative*; *containing* lists the vocabulary terms holding the
-    token (None: too many to list).
+    token (None: too many to list), *near* comes from near_terms().
     """
     token = alternative.token
     if len(token) > s.MAX_TOKEN_CHARS:  # indexed tokens are cut to this length too
@@ -96,8 +128,11 @@ def rule_clauses(
         rules.append((prefix_query(schema, field, token), PREFIX_SCORE))
     if length >= 4 and (containing is None or containing):
         rules.append((term_set_query(schema, field, containing), CONTAINS_SCORE))
-    for distance in range(1, edit_budget(token) + 1):
-        fuzzy = tantivy.Query.fuzzy_term_query(schema, field, token, distance=distance)
+    for distance, terms in near.items():
+        if terms is None:  # an automaton over the field's term dictionary
+            fuzzy = tantivy.Query.fuzzy_term_query(schema, field, token, distance=distance)
+        else:
+            fuzzy = term_set_query(schema, field, terms)
         rules.append((fuzzy, 1.0 - distance / length * EDIT_PENALTY))
     if length >= SHARED_PREFIX_MIN:
         shared = prefix_query(schema, field, token[:SHARED_PREFIX_MIN])
@@ -123,11 +158,9 @@ def fuzzy_query(
     """The candidate query of a fuzzy *query* over records of *kind*; None without terms."""
     if not query.terms:
         return None
-    containing = {
-        alternative: containing_terms(vocabulary, alternative)
-        for term in query.terms
-        for alternative in term.alternatives
-    }
+    alternatives = [alternative for term in query.terms for alternative in term.alternatives]
+    containing = {a: containing_terms(vocabulary, a) for a in alternatives}
+    near = {a: near_terms(a.token, vocabulary) for a in alternatives}
     per_field: list[tantivy.Query] = []
     for field, weight in s.FIELD_WEIGHTS[kind].items():
         name = s.text_field_name(field)
@@ -137,7 +170,7 @@ def fuzzy_query(
                 tantivy.Query.const_score_query(clause, TERM_WEIGHT + RULE_WEIGHT * weight * bound)
                 for alternative in term.alternatives
                 for clause, bound in rule_clauses(
-                    schema, name, alternative, containing[alternative]
+                    schema, name, alternative, containing[alternative], near[alternative]
                 )
             ]
             if scored:

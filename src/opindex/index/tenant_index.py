@@ -6,14 +6,14 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import tantivy
 
 from opindex.errors import IndexUnavailableError, InvalidArgumentError, SyncInProgressError
 from opindex.index import record_codec
 from opindex.index import schema as s
-from opindex.index.backend import CommitInfo, IndexStats
+from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
 from opindex.index.candidates import CandidateList, run_by_id, run_ranked, run_scan
 from opindex.index.filters import (
     NO_FILTERS,
@@ -362,3 +362,7 @@ class TenantIndex:
             bytes_on_disk=generation.bytes_on_disk(),
             segments=segments,
         )
+
+
+if TYPE_CHECKING:  # TenantIndex is the local implementation of the backend interface
+    _backend: IndexBackend = TenantIndex(Path())
