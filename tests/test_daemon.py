@@ -14,10 +14,12 @@ from tests.mcp.mcp_site import subprocess_env, write_config
 from tests.support.corpus_builder import MEMBER_KEY, CorpusBuilder
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
+from mcp import Client
 from opindex.cli import EXIT_SYNC_RUNNING
 from opindex.config import Config, load_config
 from opindex.daemon import SyncDaemon, SyncOutcome, jitter_for
 from opindex.envelope import SearchRequest
+from opindex.mcp.server import ServerOptions, build_server
 from opindex.service import Service
 from opindex.state import is_locked
 from opindex.sync import tenant_status
@@ -80,28 +82,32 @@ def test_jitter_is_a_tenth_of_the_interval_capped() -> None:
     assert [jitter_for(seconds) for seconds in (1, 9, 10, 900, 86400)] == [0, 0, 1, 30, 30]
 
 
-async def test_missing_index_is_synced_at_start_and_changes_appear_next_interval(
+async def test_served_index_is_synced_at_start_and_changes_appear_next_interval(
     sandbox: SandboxHandle, tmp_path: Path
 ) -> None:
+    """Through the MCP server: its daemon builds the missing index, then a record changed
+    in OpenProject shows up in the search tool's results after one interval, no restart."""
     config = config_for(sandbox, tmp_path, interval=1)
     outcomes = Outcomes()
-    daemon = SyncDaemon(config, on_sync=outcomes)
-    await daemon.start()
-    try:
+    options = ServerOptions(transport="stdio", on_sync=outcomes)
+    arguments = {"query": "pelican", "source": "index", "fallback": False}
+    async with Client(build_server(config, options)) as client:
         first = await outcomes.until("succeeded")
         assert first.report is not None and first.report.kind == "full"
-        assert await index_titles(config, "pelican") == []
+        before = await client.call_tool("openproject_search_work_packages", arguments)
+        assert before.structured_content is not None
+        assert before.structured_content["results"] == []
 
         sandbox.mutate("upsert", "work_packages", {"id": 1, "subject": "Pelican crossing"})
         titles: list[str] = []
         while not titles:
             outcome = await outcomes.until("succeeded")
             assert outcome.report is not None and outcome.report.kind == "incremental"
-            titles = await index_titles(config, "pelican")
+            after = await client.call_tool("openproject_search_work_packages", arguments)
+            assert after.structured_content is not None
+            titles = [result["title"] for result in after.structured_content["results"]]
         assert titles == ["Pelican crossing"]
-    finally:
-        await daemon.stop()
-    assert not daemon.running
+        assert after.structured_content["meta"]["source"] == "index"
     assert all(outcome.outcome in ("succeeded", "cancelled") for outcome in outcomes.seen)
 
 

@@ -47,7 +47,7 @@ def _describe(error: OpindexError) -> str:
         return f"Invalid argument: {detail}. Change that argument and call the tool again."
     if isinstance(error, AuthenticationError):
         return (
-            "The OpenProject credential was rejected (401). Ask the user to check the API key "
+            "The OpenProject credential was rejected (401); ask the user to check the API key "
             "opindex uses for this OpenProject instance (it may be wrong, expired or revoked); "
             "calling again will not help until it is fixed."
         )
