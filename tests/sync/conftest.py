@@ -140,6 +140,15 @@ def corpus() -> dict[str, Any]:
 
 @pytest.fixture
 def sandbox(corpus: dict[str, Any]) -> Iterator[SandboxHandle]:
+    """A sandbox with the wiki list endpoint: one request lists every wiki page, which
+    keeps tests that are not about wiki discovery fast."""
+    with running_sandbox(corpus, wiki_list=True) as handle:
+        yield handle
+
+
+@pytest.fixture
+def probing_sandbox(corpus: dict[str, Any]) -> Iterator[SandboxHandle]:
+    """A sandbox shaped like released servers: wiki pages are found by id probing."""
     with running_sandbox(corpus) as handle:
         yield handle
 

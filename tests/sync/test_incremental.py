@@ -26,8 +26,9 @@ def _texts(record: Any, field: str) -> list[str]:
 
 
 async def test_next_sync_reflects_upserts_and_deletes_of_every_kind(
-    sandbox: SandboxHandle, corpus: dict[str, Any], data_dir: Path, clock: Clock
+    probing_sandbox: SandboxHandle, corpus: dict[str, Any], data_dir: Path, clock: Clock
 ) -> None:
+    sandbox = probing_sandbox
     tenant = make_tenant(sandbox, MEMBER_KEY)
     await sync_tenant(tenant, data_dir, clock=clock)
     live = copy.deepcopy(corpus)
@@ -83,8 +84,9 @@ async def test_next_sync_reflects_upserts_and_deletes_of_every_kind(
 
 
 async def test_unchanged_tenant_costs_few_requests_and_writes_nothing(
-    sandbox: SandboxHandle, data_dir: Path, clock: Clock
+    probing_sandbox: SandboxHandle, data_dir: Path, clock: Clock
 ) -> None:
+    sandbox = probing_sandbox
     tenant = make_tenant(sandbox, MEMBER_KEY)
     first = await sync_tenant(tenant, data_dir, clock=clock)
     with StateStore.for_tenant(data_dir, "acme") as state:

@@ -53,7 +53,7 @@ def test_killed_sync_leaves_the_previous_index_and_the_rerun_completes(
     corpus: dict[str, Any], tmp_path: Path
 ) -> None:
     # Ten records per page, so the killed run has written pages before it stalls.
-    with running_sandbox(corpus, page_size_max=10) as sandbox:
+    with running_sandbox(corpus, page_size_max=10, wiki_list=True) as sandbox:
         config = write_config(
             tmp_path, [("acme", sandbox, MEMBER_KEY)], deletion_sweep_interval_seconds=1
         )
