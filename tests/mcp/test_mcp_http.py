@@ -41,10 +41,19 @@ def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
-async def test_tools_list_and_every_tool_over_http(url: str) -> None:
+async def test_tools_list_and_every_tool_over_http(url: str, site: Site) -> None:
     async with http_client(url, bearer(BOB_KEY)) as client:
         listed = await client.list_tools()
         assert {tool.name for tool in listed.tools} == set(TOOL_NAMES)
+        schemas = {tool.name: tool.input_schema["properties"] for tool in listed.tools}
+        assert schemas["openproject_search_meetings"]["matchMode"]["enum"] == ["fuzzy", "exact"]
+        assert schemas["openproject_search_meetings"]["matchMode"]["default"] == "fuzzy"
+        site.sandbox.reset_stats()
+        invalid = await client.call_tool(
+            "openproject_search_meetings", {"query": "budget", "matchMode": "loose"}
+        )
+        assert "'fuzzy' or 'exact'" in error_text(invalid)
+        assert site.sandbox.stats()["requests"] == 0
         search = await client.call_tool(
             "openproject_search_work_packages", {"query": "budgte reveiw", "matchMode": "fuzzy"}
         )

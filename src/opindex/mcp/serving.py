@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
+import logging
 import signal
 import socket
 from collections.abc import Callable, Generator
@@ -19,6 +21,8 @@ from mcp.server.mcpserver import MCPServer
 
 from opindex.errors import ConfigError
 from opindex.mcp.app_state import AppState
+
+logger = logging.getLogger(__name__)
 
 MCP_PATH = "/mcp"
 GRACEFUL_SHUTDOWN_SECONDS = 5
@@ -48,6 +52,16 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def endpoint_url(host: str, port: int) -> str:
     """``http://HOST:PORT/mcp`` (IPv6 hosts in brackets)."""
     shown = f"[{host}]" if ":" in host else host
@@ -66,6 +80,12 @@ async def serve_http(
     ``on_ready`` gets the endpoint URL once the server accepts connections (after the
     lifespan started). Raises ConfigError if the address cannot be bound.
     """
+    if not is_loopback(host):
+        logger.warning(
+            "serving MCP on %s over plain HTTP: API keys travel in request headers, so put "
+            "the server behind TLS (a reverse proxy) or bind 127.0.0.1",
+            host,
+        )
     sock = bind_socket(host, port)
     url = endpoint_url(host, sock.getsockname()[1])
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
