@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from opindex.records import Record
+from opindex.search.document import Kind
 from opindex.search.query import STOP_WORDS
 from opindex.search.tokenize import tokenize
 
@@ -37,7 +38,7 @@ class KnownItemQuery:
 
     text: str
     category: str
-    kind: str
+    kind: Kind
     expected_id: int
 
 

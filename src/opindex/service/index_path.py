@@ -14,12 +14,11 @@ import math
 from collections.abc import Sequence
 
 from opindex.index import CandidateList, IndexFilters, TenantIndex
-from opindex.search.analysis import AnalyzedDocument, analyze_document
 from opindex.search.document import Kind
-from opindex.search.fields import rank_documents
 from opindex.search.match import BASE_SCALE, round_score
 from opindex.search.query import Query
 from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.service.rerank import Reranker
 from opindex.service.results import ScoredHit
 
 FIRST_WINDOW = 200
@@ -72,26 +71,6 @@ def excluded_bound(term_count: int, excluded_terms: int) -> float:
     return math.ceil(share * share * BASE_SCALE * 100) / 100
 
 
-class _Ranker:
-    """Re-ranks growing candidate windows, analysing each record once."""
-
-    def __init__(self, query: Query, kind: Kind) -> None:
-        self.query = query
-        self.kind = kind
-        self._analyzed: dict[int, AnalyzedDocument] = {}
-
-    def rank(self, candidates: CandidateList) -> list[ScoredHit]:
-        by_id = {record.id: record for record in candidates}
-        documents = []
-        for record in candidates:
-            analyzed = self._analyzed.get(record.id)
-            if analyzed is None or analyzed.document is not record.document:
-                analyzed = self._analyzed[record.id] = analyze_document(record.document)
-            documents.append(analyzed)
-        ranked = rank_documents(documents, self.query, self.kind)
-        return [ScoredHit(by_id[item.record.id], item) for item in ranked]
-
-
 def _all_passing_ranked(query: Query, candidates: CandidateList) -> bool:
     """True when no record the cap cut could pass the scorer's gate."""
     if not candidates.truncated:
@@ -112,6 +91,12 @@ def _top_settled(
     return hits[limit - 1].ranked.score > excluded_bound(len(query.terms), excluded)
 
 
+def _next_window(window: int, total: int) -> int:
+    """Grow by WINDOW_GROWTH; take everything at once when that is at most twice as much."""
+    grown = window * WINDOW_GROWTH
+    return min(MAX_CANDIDATES, total if total <= 2 * grown else grown)
+
+
 def search_index(
     index: TenantIndex, query: Query, kind: Kind, filters: IndexFilters, limit: int
 ) -> HitList:
@@ -122,8 +107,8 @@ def search_index(
     """
     if not query.containment and not query.terms:
         listed = index.candidates(query, kind, filters, limit)
-        return HitList(_Ranker(query, kind).rank(listed), total=listed.total)
-    ranker = _Ranker(query, kind)
+        return HitList(Reranker(query, kind).rank(listed), total=listed.total)
+    ranker = Reranker(query, kind)
     window = max(FIRST_WINDOW, WINDOW_GROWTH * limit)
     notes: list[str] = []
     while True:
@@ -140,7 +125,7 @@ def search_index(
                 f"{window} by the index's estimate were ranked"
             )
             break
-        window = min(MAX_CANDIDATES, window * WINDOW_GROWTH)
+        window = _next_window(window, candidates.total)
     if not complete and not notes:
         if query.containment:  # a raw substring scan ran out of its budget
             notes.append(

@@ -1,0 +1,60 @@
+"""The re-ranker's fast analysis is the one tokenizer, token for token (invariant 1)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from service_records import meeting, work_package
+
+from opindex.search.analysis import analyze_document
+from opindex.search.fields import rank_documents
+from opindex.search.query import parse_query
+from opindex.search.tokenize import token_texts
+from opindex.service.rerank import Reranker, analyze_record, fast_token_texts
+
+SAMPLES = (
+    "",
+    "Renew TLS certificate (v2) — due 2026-03-01",
+    "Müller, Zürich: café ﬁnance ½ Straße",
+    "Mu\u0308ller decomposed; Ørsted; Łukasz; İstanbul",
+    "emoji🙂inside and dash‐word and under_score",
+    "Arabic كِتَابٌ and Hindi हिन्दी and Thai ภาษาไทย",
+    "ＦＵＬＬＷＩＤＴＨ ｔｅｘｔ ① ② ³",
+)
+
+
+def test_known_samples() -> None:
+    for text in SAMPLES:
+        assert fast_token_texts(text) == token_texts(text), text
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=80))
+def test_any_unicode_text(text: str) -> None:
+    assert fast_token_texts(text) == token_texts(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=120))
+def test_any_ascii_text(text: str) -> None:
+    assert fast_token_texts(text) == token_texts(text)
+
+
+def test_analysis_matches_the_search_package() -> None:
+    record = meeting(3, "Zürich kick-off", agenda=[(30, "Budget ½", "Müller's notes")])
+    assert analyze_record(record.document) == analyze_document(record.document)
+
+
+def test_reranker_ranks_like_rank_documents() -> None:
+    records = [
+        work_package(1, "Budget approval", "Q3 numbers"),
+        work_package(2, "Approval", comments=[(5, "the budget was approved")]),
+        work_package(3, "Unrelated"),
+    ]
+    query = parse_query("budget aproval")
+    expected = rank_documents([r.document for r in records], query, "work_package")
+    ranked = Reranker(query, "work_package").rank(records)
+    assert [(h.record.id, h.ranked.score, h.ranked.matches) for h in ranked] == [
+        (r.record.id, r.score, r.matches) for r in expected
+    ]
+    assert all(hit.record is records[hit.record.id - 1] for hit in ranked)
