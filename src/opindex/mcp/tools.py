@@ -14,6 +14,7 @@ from typing import Annotated, Any, cast
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
+from pydantic import ValidationError
 
 from opindex.envelope import (
     DEFAULT_LIMIT,
@@ -73,6 +74,10 @@ async def _serve(
         return await work(state, caller)
     except OpindexError as error:
         return failure_result(error, caller)
+    except ValidationError as error:  # arguments the service's request model refuses
+        return error_result(
+            f"Invalid arguments: {error.errors()[0]['msg']}. Change them and retry."
+        )
 
 
 async def _serve_tenant(
