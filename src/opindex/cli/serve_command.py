@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 
 from opindex.cli import EXIT_OK
 from opindex.cli.sync_command import add_config_argument
@@ -66,6 +67,9 @@ def run(args: argparse.Namespace) -> int:
         raise ConfigError(
             "--tenant applies to stdio only; over HTTP each request's API key selects its tenant"
         )
+    if not getattr(args, "verbose", False):
+        # A server's operator wants to see its syncs: opindex's own INFO lines on stderr.
+        logging.getLogger("opindex").setLevel(logging.INFO)
     options = ServerOptions(transport=args.transport, tenant=args.tenant, sync=not args.no_sync)
     server = build_server(config, options)
     if args.transport == "stdio":
