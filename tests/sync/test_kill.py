@@ -118,3 +118,28 @@ def _mutate(sandbox: SandboxHandle, corpus: dict[str, Any]) -> dict[str, Any]:
     sandbox.mutate("delete", "meetings", {"id": 4})
     live["meetings"] = [m for m in live["meetings"] if m["id"] != 4]
     return live
+
+
+def test_sigterm_stops_a_sync_cleanly_and_records_it(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    config = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)])
+    sandbox.fault("/api/v3/work_packages/5/activities", hang=30)
+    victim = subprocess.Popen(
+        _opindex("sync", "--config", str(config)), stderr=subprocess.PIPE, text=True
+    )
+    _wait_for(
+        lambda: bool(sandbox.stats()["by_path"].get("/api/v3/work_packages/5/activities")),
+        "the sync to reach the stalled request",
+    )
+    victim.terminate()
+    _, err = victim.communicate(timeout=60)
+
+    assert victim.returncode == cli.EXIT_INTERRUPTED
+    assert err.strip() == "opindex sync: interrupted"
+    data_dir = tmp_path / "data"
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        run = state.latest_run()
+    assert run is not None and run.outcome == "interrupted"
+    # The first index was being built in an unpublished generation: nothing is left.
+    assert list(index_directory(data_dir, "acme").root.iterdir()) == []

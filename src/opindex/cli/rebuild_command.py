@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 from opindex.cli.sync_command import (
     add_config_argument,
     add_quiet_argument,
     progress_for,
-    sigterm_interrupts,
+    run_interruptibly,
 )
 from opindex.config import load_config
 from opindex.sync import rebuild_tenant
@@ -35,10 +34,9 @@ def run(args: argparse.Namespace) -> int:
     """Rebuild one tenant; errors propagate to the dispatcher (exit codes there)."""
     config = load_config(args.config)
     tenant = config.tenant(args.tenant)
-    with sigterm_interrupts():
-        report = asyncio.run(
-            rebuild_tenant(tenant, config.data_dir, progress=progress_for(args.quiet))
-        )
+    report = run_interruptibly(
+        rebuild_tenant(tenant, config.data_dir, progress=progress_for(args.quiet))
+    )
     if not args.quiet:
         print(report.summary(), flush=True)
     return 0

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any, TypeVar
 
 from opindex.cli import EXIT_OK, exit_code_for
 from opindex.config import Config, TenantConfig, load_config
 from opindex.errors import OpindexError
 from opindex.sync import NullProgress, SyncProgress, TerminalProgress, sync_tenant
+
+T = TypeVar("T")
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -68,18 +70,31 @@ def selected_tenants(config: Config, name: str | None) -> list[TenantConfig]:
     return [config.tenant(name)] if name is not None else list(config.tenants)
 
 
-@contextlib.contextmanager
-def sigterm_interrupts() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C while syncing, so the run is recorded as interrupted."""
+def run_interruptibly(work: Coroutine[Any, Any, T]) -> T:
+    """``asyncio.run(work)``, with SIGTERM cancelling it like Ctrl-C does, so that a run
+    stopped by a service manager is recorded as interrupted; raises KeyboardInterrupt
+    (exit code 130) when stopped either way."""
+
+    async def main() -> T:
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        installed = False
+        if task is not None:
+            try:
+                loop.add_signal_handler(signal.SIGTERM, task.cancel)
+                installed = True
+            except (NotImplementedError, RuntimeError, ValueError):  # not the main thread
+                pass
+        try:
+            return await work
+        finally:
+            if installed:
+                loop.remove_signal_handler(signal.SIGTERM)
+
     try:
-        previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+        return asyncio.run(main())
+    except asyncio.CancelledError:
+        raise KeyboardInterrupt from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,18 +108,17 @@ def run(args: argparse.Namespace) -> int:
     tenants = selected_tenants(config, args.tenant)
     progress = progress_for(args.quiet)
     exit_code = EXIT_OK
-    with sigterm_interrupts():
-        for tenant in tenants:
-            try:
-                report = asyncio.run(
-                    sync_tenant(tenant, config.data_dir, full=args.full, progress=progress)
-                )
-            except OpindexError as error:
-                if len(tenants) == 1:
-                    raise
-                print(f"opindex sync: {tenant.name}: {error}", file=sys.stderr)
-                exit_code = exit_code or exit_code_for(error)
-                continue
-            if not args.quiet:
-                print(report.summary(), flush=True)
+    for tenant in tenants:
+        try:
+            report = run_interruptibly(
+                sync_tenant(tenant, config.data_dir, full=args.full, progress=progress)
+            )
+        except OpindexError as error:
+            if len(tenants) == 1:
+                raise
+            print(f"opindex sync: {tenant.name}: {error}", file=sys.stderr)
+            exit_code = exit_code or exit_code_for(error)
+            continue
+        if not args.quiet:
+            print(report.summary(), flush=True)
     return exit_code
