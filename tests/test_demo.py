@@ -47,6 +47,7 @@ def test_demo_tour_prints_ranked_results_for_every_step(
     assert (tmp_path / "demo" / "opindex.toml").is_file()  # --data-dir keeps the demo
 
 
+@pytest.mark.slow
 async def test_demo_serve_prints_a_client_configuration_that_works() -> None:
     process = start_demo("--serve")
     try:
