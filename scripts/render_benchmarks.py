@@ -6,7 +6,8 @@ Reads the JSON results of eval_recall, eval_cost, bench_mcp and bench_memory, an
 captured output of the other benchmark scripts that scripts/bench_all ran
 (bench-results/captured/<name>.txt and .json), and rewrites the whole page. A section
 whose result is missing is left out. Hand-written notes under the captured sections
-(a "### Notes" part) are carried over from the current page.
+(a "### Notes" part) are carried over from the current page, and sections of the current
+page that no benchmark here produces are kept as they are.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ PAGE = Path("docs/BENCHMARKS.md")
 RECALL_PLOT = "bench-recall.png"
 LATENCY_PLOT = "bench-latency.png"
 NOTES_HEADING = "### Notes"
+METHOD_HEADING = METHOD.splitlines()[0].removeprefix("## ")
 NOTES_CAVEAT = "_Written for an earlier run: figures quoted here may differ from those above._"
 
 
@@ -177,6 +179,11 @@ def render(results_dir: Path, page_path: Path) -> str:
         parts.append(memory_section(memory))
     for item in CAPTURED:
         parts.append(captured_section(item, results_dir, old))
+    generated = {line.removeprefix("## ") for part in parts for line in part.splitlines()}
+    generated |= {item.heading for item in CAPTURED} | {METHOD_HEADING}
+    for heading, body in old.items():  # sections this script does not make: kept as they are
+        if heading not in generated:
+            parts.append(f"## {heading}\n{body.rstrip()}")
     parts.append(METHOD)
     return "\n\n".join(p for p in parts if p).rstrip() + "\n"
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path("bench-results")
+RESULTS = Path(__file__).resolve().parents[2] / "bench-results"
 
 
 def git_revision() -> str:
