@@ -1,4 +1,8 @@
-"""The one normalizer and tokenizer shared by queries, live fields and the index."""
+"""The one normalizer and tokenizer shared by queries, live fields and the index.
+
+Indexes store these tokens: any change to normalization must bump
+``opindex.index.schema.SCHEMA_VERSION`` so existing indexes are rebuilt, not misread.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,26 @@ _RUN_RE = re.compile(r"[^\W_]+(?:[^\x00-\x7f\w\s]+[^\W_]*)*")
 _GAP_RE = re.compile(r"[^\x00-\x7f\w\s]+")
 
 
+# Letters that NFKD leaves whole (they are letters of their own, not letter + mark) but
+# that people routinely type without: "Ørsted" is searched as "orsted", "Łukasz" as
+# "lukasz", "Straße" as "strasse". Applied after lowercasing.
+_FOLD = str.maketrans(
+    {
+        "ø": "o",
+        "ł": "l",
+        "đ": "d",
+        "ð": "d",
+        "ħ": "h",
+        "ı": "i",
+        "ŧ": "t",
+        "ß": "ss",
+        "æ": "ae",
+        "œ": "oe",
+        "þ": "th",
+    }
+)
+
+
 class Token(NamedTuple):
     """A normalized token and the [start, end) offsets of its run in the original text."""
 
@@ -26,12 +50,14 @@ class Token(NamedTuple):
 
 
 def normalize_token(raw: str) -> str:
-    """NFKD, strip combining marks, lowercase; drop anything that is not a letter/digit."""
+    """NFKD, strip combining marks, lowercase, fold letters like ø/ł/ß; keep letters/digits."""
     if raw.isascii():
         return raw.lower()
     decomposed = unicodedata.normalize("NFKD", raw)
     return "".join(
-        ch for ch in decomposed.lower() if not unicodedata.combining(ch) and ch.isalnum()
+        ch
+        for ch in decomposed.lower().translate(_FOLD)
+        if not unicodedata.combining(ch) and ch.isalnum()
     )
 
 
