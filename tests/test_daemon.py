@@ -10,11 +10,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from mcp import Client
 from tests.mcp.mcp_site import subprocess_env, write_config
 from tests.support.corpus_builder import MEMBER_KEY, CorpusBuilder
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
-from mcp import Client
 from opindex.cli import EXIT_SYNC_RUNNING
 from opindex.config import Config, load_config
 from opindex.daemon import SyncDaemon, SyncOutcome, jitter_for

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import httpx2
 import pytest
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tests.mcp.mcp_site import subprocess_env
 
-from mcp import Client
 from opindex.cli import main
 from opindex.demo import TOUR
 

@@ -11,12 +11,12 @@ from typing import Any
 
 import httpx2
 import pytest
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 from tests.mcp.mcp_site import BOB_KEY, CAROL_KEY, two_team_corpus, write_config
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
-from mcp import Client
 from opindex.config import Config, load_config
 from opindex.sync import sync_tenant
 

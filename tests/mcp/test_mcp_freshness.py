@@ -5,10 +5,10 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from mcp import Client
 from tests.mcp.conftest import Site, error_text, result_ids, structured
 from tests.mcp.mcp_site import BOB_KEY, BOB_WP, write_config
 
-from mcp import Client
 from opindex.config import Config, load_config
 from opindex.mcp.server import ServerOptions, build_server
 from opindex.service import Service

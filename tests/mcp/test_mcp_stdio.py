@@ -11,6 +11,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from mcp import Client, StdioServerParameters
 from tests.mcp.conftest import Site, error_text, result_ids, structured
 from tests.mcp.mcp_site import (
     BOB_KEY,
@@ -24,7 +25,6 @@ from tests.mcp.mcp_site import (
     write_config,
 )
 
-from mcp import Client, StdioServerParameters
 from opindex.mcp.tools import TOOL_NAMES
 
 SEARCH_TOOLS = (
