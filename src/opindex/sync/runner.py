@@ -26,6 +26,7 @@ import httpx
 from opindex.config import TenantConfig
 from opindex.errors import AuthenticationError, IndexUnavailableError, OpindexError
 from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
+from opindex.index.generations import generation_number
 from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.search.document import KINDS
 from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_lock
@@ -107,6 +108,23 @@ async def _locked_run(
             options.progress.done()
 
 
+def _remove_abandoned_generations(directory: IndexDirectory, tenant: str) -> None:
+    """Remove generations newer than the live one: a rebuild killed before publishing left
+    them, since the tenant lock held here rules out one in progress. (Without a live one,
+    the next publish removes every older generation anyway.)"""
+    try:
+        live = directory.current()
+    except IndexUnavailableError:
+        return
+    if live is None:
+        return
+    live_number = generation_number(live) or 0
+    for name in directory.generations():
+        if (generation_number(name) or 0) > live_number:
+            logger.warning("%s: removing generation %s of an unfinished rebuild", tenant, name)
+            directory.discard(name)
+
+
 def _inspect_live(
     directory: IndexDirectory,
 ) -> tuple[str | None, IndexUnavailableError | None, int | None]:
@@ -135,6 +153,7 @@ async def _run(
     if interrupted:
         logger.warning("%s: %d earlier run(s) ended without finishing", tenant.name, interrupted)
     directory = index_directory(data_dir, tenant.name)
+    _remove_abandoned_generations(directory, tenant.name)
     live, problem, opstamp = _inspect_live(directory)
     started_at = options.clock()
     plan = decide(
