@@ -12,11 +12,11 @@ from typing import Any
 
 import httpx2
 from anyio.from_thread import BlockingPortal, start_blocking_portal
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
 from tests.reliability.conftest import opindex_argv, subprocess_env
 
-from mcp import Client
 from opindex.config import Config
 from opindex.mcp.server import ServerOptions, build_server
 
