@@ -17,6 +17,7 @@ from typing import Any
 from mcp import Client, StdioServerParameters
 from mcp_types import CallToolResult
 
+from evallib.sandbox_proc import script_environment
 from evallib.search_paths import Answer
 from opindex.search.document import Kind
 
@@ -135,7 +136,7 @@ def http_server(config: Path, *, startup_timeout: float = 120.0) -> Iterator[Htt
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env=script_environment(),
     )
     try:
         assert process.stdout is not None

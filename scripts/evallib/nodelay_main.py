@@ -14,35 +14,12 @@ python scripts/evallib/nodelay_main.py serve --transport http ...
 
 from __future__ import annotations
 
-import socket
 import sys
-from collections.abc import Callable
 
+from evallib.sockets import with_tcp_protocol
 from opindex.cli import main
 from opindex.mcp import serving
 from opindex.sandbox import server
-
-BindSocket = Callable[[str, int], socket.socket]
-
-
-def with_tcp_protocol(bind: BindSocket) -> BindSocket:
-    """*bind*, returning an equivalent IPPROTO_TCP socket when its own has protocol 0."""
-
-    def bind_tcp(host: str, port: int) -> socket.socket:
-        sock = bind(host, port)
-        if sock.proto == socket.IPPROTO_TCP:
-            return sock
-        family = sock.family
-        sock.close()
-        tcp = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        tcp.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        tcp.bind((host, port))
-        tcp.listen(128)
-        tcp.setblocking(False)
-        return tcp
-
-    return bind_tcp
-
 
 if __name__ == "__main__":
     server.bind_socket = with_tcp_protocol(server.bind_socket)

@@ -16,7 +16,14 @@ from typing import Any
 import httpx
 
 MAIN = Path(__file__).with_name("nodelay_main.py")
+SCRIPTS = Path(__file__).resolve().parents[1]
 LISTENING_PREFIX = "sandbox listening on "
+
+
+def script_environment() -> dict[str, str]:
+    """This process's environment with scripts/ on PYTHONPATH (for ``nodelay_main.py``)."""
+    paths = [str(SCRIPTS), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "PYTHONUNBUFFERED": "1"}
 
 
 @dataclass
@@ -53,7 +60,7 @@ def sandbox_process(
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        env=script_environment(),
     )
     try:
         assert process.stdout is not None
