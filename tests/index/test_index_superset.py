@@ -192,7 +192,7 @@ def test_candidates_are_a_superset_of_the_oracle(seed: int) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_candidates_are_a_superset_of_the_oracle_long_run(seed: int) -> None:
     _random_corpus_run(seed)

@@ -21,8 +21,9 @@ from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
 from opindex.records import Record
 
 META_FILE = "meta.json"
-# Decoded records kept per tenant between two commits (~2.5 KB each in memory).
-RECORD_CACHE_SIZE = 500
+# Decoded records kept per tenant between two commits (~4 KB each in memory): enough for
+# the first candidate window of a search, so a growing window reuses those records.
+RECORD_CACHE_SIZE = 256
 
 
 @contextmanager
