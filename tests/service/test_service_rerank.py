@@ -10,7 +10,7 @@ from opindex.search.analysis import analyze_document
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 from opindex.search.tokenize import token_texts
-from opindex.service.rerank import Reranker, analyze_record, fast_token_texts
+from opindex.service.rerank import AnalysisCache, Reranker, analyze_record, fast_token_texts
 
 SAMPLES = (
     "",
@@ -58,3 +58,33 @@ def test_reranker_ranks_like_rank_documents() -> None:
         (r.record.id, r.score, r.matches) for r in expected
     ]
     assert all(hit.record is records[hit.record.id - 1] for hit in ranked)
+
+
+def test_analysis_cache_reuses_only_unchanged_documents() -> None:
+    cache = AnalysisCache(token_budget=1_000)
+    first = work_package(1, "Budget approval", "Q3 numbers")
+    analyzed = cache.analyzed("acme", first.document)
+    assert cache.analyzed("acme", first.document) is analyzed
+    same_content = work_package(1, "Budget approval", "Q3 numbers")
+    assert cache.analyzed("acme", same_content.document) is analyzed
+    edited = work_package(1, "Budget approval", "Q4 numbers")
+    fresh = cache.analyzed("acme", edited.document)
+    assert fresh is not analyzed
+    assert fresh.document is edited.document
+    other_tenant = cache.analyzed("other", first.document)
+    assert other_tenant is not analyzed  # tenants never share entries
+    assert (cache.hits, cache.misses) == (2, 3)
+
+
+def test_analysis_cache_stays_within_its_token_budget() -> None:
+    cache = AnalysisCache(token_budget=40)
+    documents = [
+        work_package(i, f"subject {i}", "one two three four five six").document for i in range(20)
+    ]
+    for document in documents:
+        cache.analyzed("acme", document)
+    assert 0 < cache.size <= 40
+    cache.analyzed("acme", documents[-1])  # the most recent entry survived
+    assert cache.hits == 1
+    cache.clear("acme")
+    assert cache.size == 0

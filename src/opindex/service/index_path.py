@@ -18,7 +18,7 @@ from opindex.search.document import Kind
 from opindex.search.match import BASE_SCALE, round_score
 from opindex.search.query import Query
 from opindex.search.rank import DEFAULT_MIN_SCORE
-from opindex.service.rerank import Reranker
+from opindex.service.rerank import AnalysisCache, Reranker
 from opindex.service.results import ScoredHit
 
 FIRST_WINDOW = 200
@@ -98,17 +98,25 @@ def _next_window(window: int, total: int) -> int:
 
 
 def search_index(
-    index: TenantIndex, query: Query, kind: Kind, filters: IndexFilters, limit: int
+    index: TenantIndex,
+    query: Query,
+    kind: Kind,
+    filters: IndexFilters,
+    limit: int,
+    *,
+    cache: AnalysisCache | None = None,
+    scope: str = "",
 ) -> HitList:
     """The best *limit* records of *kind* for *query* among the index's candidates.
 
-    An empty fuzzy query lists records unscored, in ascending id order.
+    An empty fuzzy query lists records unscored, in ascending id order. *cache* (shared
+    across searches, *scope* naming the tenant) spares re-analysing the same records.
     ``HitList.total`` counts the records that passed the scorer among those ranked.
     """
     if not query.containment and not query.terms:
         listed = index.candidates(query, kind, filters, limit)
         return HitList(Reranker(query, kind).rank(listed), total=listed.total)
-    ranker = Reranker(query, kind)
+    ranker = Reranker(query, kind, cache, scope)
     window = max(FIRST_WINDOW, WINDOW_GROWTH * limit)
     notes: list[str] = []
     while True:

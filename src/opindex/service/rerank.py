@@ -11,6 +11,8 @@ token-for-token identical on arbitrary Unicode text.
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from opindex.records import Record
@@ -53,22 +55,94 @@ def analyze_record(document: SearchDocument) -> AnalyzedDocument:
     return AnalyzedDocument(document=document, fields=fields)
 
 
-class Reranker:
-    """Ranks candidate windows of one query, analysing each record once per search."""
+def _token_count(document: AnalyzedDocument) -> int:
+    return sum(len(value.tokens) for values in document.fields.values() for value in values)
 
-    def __init__(self, query: Query, kind: Kind) -> None:
+
+class AnalysisCache:
+    """Analysed records shared by the searches of a process, least recently used first out.
+
+    Tokenizing stored records is most of the re-ranking cost, and the same records come
+    back as candidates of many queries. Entries are keyed by (scope, kind, id) and used
+    only while the stored document is unchanged (compared by value, so a re-decoded or
+    re-synced record is checked, never trusted). The budget counts tokens: about 75 bytes
+    each, so the default of 400,000 holds roughly 30 MB.
+    """
+
+    def __init__(self, token_budget: int = 400_000) -> None:
+        self.token_budget = token_budget
+        self._entries: OrderedDict[tuple[str, str, int], tuple[AnalyzedDocument, int]] = (
+            OrderedDict()
+        )
+        self._tokens = 0
+        self._lock = threading.Lock()
+        self.hits = 0
+        self.misses = 0
+
+    def analyzed(self, scope: str, document: SearchDocument) -> AnalyzedDocument:
+        """The analysis of *document*, from the cache when it holds this very content."""
+        key = (scope, document.kind, document.id)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is not None and (
+                entry[0].document is document or entry[0].document == document
+            ):
+                self._entries.move_to_end(key)
+                self.hits += 1
+                return entry[0]
+        analyzed = analyze_record(document)
+        size = _token_count(analyzed) + 1
+        with self._lock:
+            self.misses += 1
+            previous = self._entries.pop(key, None)
+            if previous is not None:
+                self._tokens -= previous[1]
+            if size <= self.token_budget:
+                self._entries[key] = (analyzed, size)
+                self._tokens += size
+                while self._tokens > self.token_budget:
+                    _, (_, dropped) = self._entries.popitem(last=False)
+                    self._tokens -= dropped
+        return analyzed
+
+    @property
+    def size(self) -> int:
+        """Tokens held now (never above the budget)."""
+        return self._tokens
+
+    def clear(self, scope: str | None = None) -> None:
+        """Forget every entry (of one scope)."""
+        with self._lock:
+            for key in [k for k in self._entries if scope is None or k[0] == scope]:
+                self._tokens -= self._entries.pop(key)[1]
+
+
+class Reranker:
+    """Ranks candidate windows of one query; each record is analysed once (or comes from
+    *cache*, shared across searches, with *scope* naming the tenant)."""
+
+    def __init__(
+        self, query: Query, kind: Kind, cache: AnalysisCache | None = None, scope: str = ""
+    ) -> None:
         self.query = query
         self.kind = kind
+        self._cache = cache
+        self._scope = scope
         self._analyzed: dict[int, AnalyzedDocument] = {}
+
+    def _analysis(self, document: SearchDocument) -> AnalyzedDocument:
+        analyzed = self._analyzed.get(document.id)
+        if analyzed is None or analyzed.document is not document:
+            if self._cache is not None:
+                analyzed = self._cache.analyzed(self._scope, document)
+            else:
+                analyzed = analyze_record(document)
+            self._analyzed[document.id] = analyzed
+        return analyzed
 
     def rank(self, candidates: Sequence[Record]) -> list[ScoredHit]:
         """Every candidate the scorer accepts, best first (ties by ascending id)."""
         by_id = {record.id: record for record in candidates}
-        documents = []
-        for record in candidates:
-            analyzed = self._analyzed.get(record.id)
-            if analyzed is None or analyzed.document is not record.document:
-                analyzed = self._analyzed[record.id] = analyze_record(record.document)
-            documents.append(analyzed)
+        documents = [self._analysis(record.document) for record in candidates]
         ranked = rank_documents(documents, self.query, self.kind)
         return [ScoredHit(by_id[item.record.id], item) for item in ranked]

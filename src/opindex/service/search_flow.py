@@ -25,6 +25,7 @@ from opindex.search.relax import (
 from opindex.service.filters import check_filters, index_filters
 from opindex.service.index_path import HitList, search_index
 from opindex.service.relaxation import Thesaurus
+from opindex.service.rerank import AnalysisCache
 from opindex.service.results import ResultBuilder, ScoredHit
 from opindex.service.routing import Freshness, choose_route, is_upstream_unavailable
 from opindex.service.tenant_runtime import TenantRuntime
@@ -47,14 +48,22 @@ class PathAnswer:
 
 
 def index_answer(
-    index: TenantIndex, request: SearchRequest, query: Query, thesaurus: Thesaurus
+    index: TenantIndex,
+    request: SearchRequest,
+    query: Query,
+    thesaurus: Thesaurus,
+    *,
+    cache: AnalysisCache | None = None,
+    scope: str = "",
 ) -> PathAnswer:
     """The index path with relaxation (blocking: Tantivy and the scorer; run in a thread)."""
     filters = index_filters(request)
     used = [query]
 
     def run(attempt: Query) -> HitList:
-        hits = search_index(index, attempt, request.kind, filters, request.limit)
+        hits = search_index(
+            index, attempt, request.kind, filters, request.limit, cache=cache, scope=scope
+        )
         if hits:
             used[0] = attempt
         return hits
@@ -180,4 +189,12 @@ async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> Searc
 
 async def _index_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
     index = runtime.index()
-    return await asyncio.to_thread(index_answer, index, request, query, runtime.thesaurus)
+    return await asyncio.to_thread(
+        index_answer,
+        index,
+        request,
+        query,
+        runtime.thesaurus,
+        cache=runtime.analysis_cache,
+        scope=runtime.name,
+    )

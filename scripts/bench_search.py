@@ -1,0 +1,214 @@
+"""Search latency of the index path in process, and how much faster it is than the live path.
+
+python scripts/bench_search.py                           # 1k, 10k, 100k documents
+python scripts/bench_search.py --sizes 1000 10000 --live-sizes 1000 10000
+
+For each size: a generated corpus (about that many documents), its known-item queries
+(typos, multi-word, reordered, natural-language questions, deep-only, diacritics,
+no-hit; a mixed sample of --queries), and a tenant synced from it by the real syncer
+(cached under bench-results/). The index path is timed through the service façade
+(``source="index"``, in process, after a warm-up); p50/p95 wall and CPU time per search.
+For the sizes in --live-sizes the same queries are then answered live from a sandbox
+serving the corpus with --latency-ms per request, and the ratio live/index of the
+medians is printed. The slowest index queries of the largest size are profiled.
+Writes bench-results/search.json; prints the table shown in docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample
+from evallib.corpus_view import corpus_items, load_corpus
+from evallib.profiling import profile_index_path
+from evallib.querygen import KnownItemQuery
+from evallib.results_io import RESULTS, context, write_result
+from evallib.sandbox_proc import sandbox_process
+from evallib.search_paths import ServicePaths, bench_config
+from evallib.tenant_data import TenantData, ensure_tenant
+
+DOCUMENTS_PER_WORK_PACKAGE = 1.09  # CorpusSize.proportional adds wiki pages and meetings
+WARM_UP = 10
+TARGET_P95_MS = 30.0
+TARGET_RATIO = 50.0
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--live-sizes", type=int, nargs="*", default=[1000, 10_000])
+    parser.add_argument("--queries", type=int, default=200, help="mixed queries per size")
+    parser.add_argument("--per-category", type=int, default=40)
+    parser.add_argument("--latency-ms", type=float, default=20.0)
+    parser.add_argument("--seed", type=int, default=7, help="corpus seed")
+    parser.add_argument("--query-seed", type=int, default=1)
+    parser.add_argument("--profile", type=int, default=10, help="slowest queries to profile")
+    return parser.parse_args(argv)
+
+
+def _percentile(values: Sequence[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def _summary(seconds: Sequence[float]) -> dict[str, float]:
+    return {
+        "p50_ms": _percentile(seconds, 0.5) * 1000,
+        "p95_ms": _percentile(seconds, 0.95) * 1000,
+        "mean_ms": statistics.fmean(seconds) * 1000,
+    }
+
+
+async def _index_timings(
+    tenant: TenantData, queries: Sequence[KnownItemQuery]
+) -> tuple[list[float], list[float]]:
+    """Wall and CPU seconds per index-path search (no sandbox: the index path calls none)."""
+    paths = ServicePaths(
+        bench_config(tenant.data_dir, tenant.tenant, "http://unused.invalid"), tenant.tenant
+    )
+    try:
+        for query in queries[:WARM_UP]:
+            await paths.search(query, "index")
+        wall, cpu = [], []
+        for query in queries:
+            started = time.process_time()
+            answer = await paths.search(query, "index")
+            cpu.append(time.process_time() - started)
+            if answer.error:
+                raise SystemExit(f"index path failed on {query.query!r}: {answer.error}")
+            wall.append(answer.seconds)
+        return wall, cpu
+    finally:
+        await paths.aclose()
+
+
+async def _live_timings(
+    corpus: Path, tenant: TenantData, queries: Sequence[KnownItemQuery], latency_ms: float
+) -> tuple[list[float], list[float], list[int]]:
+    """Wall seconds per search on both paths, query by query, and live API requests."""
+    with sandbox_process(corpus, latency_ms=latency_ms) as sandbox:
+        config = bench_config(tenant.data_dir, tenant.tenant, sandbox.base_url)
+        paths = ServicePaths(config, tenant.tenant, sandbox.requests)
+        try:
+            for query in queries[:3]:
+                await paths.search(query, "live")
+            live, index, requests = [], [], []
+            for query in queries:
+                answer = await paths.search(query, "live")
+                live.append(answer.seconds)
+                requests.append(answer.requests or 0)
+                index.append((await paths.search(query, "index")).seconds)
+            return live, index, requests
+        finally:
+            await paths.aclose()
+
+
+def _label(documents: int) -> str:
+    return f"{documents // 1000}k" if documents >= 1000 else str(documents)
+
+
+def run_size(documents: int, args: argparse.Namespace) -> dict[str, Any]:
+    """Every figure for one corpus size."""
+    work_packages = round(documents / DOCUMENTS_PER_WORK_PACKAGE)
+    root = RESULTS / "corpora"
+    corpus = ensure_corpus(work_packages, args.seed, root)
+    items = corpus_items(load_corpus(corpus))
+    _, generated = ensure_queries(corpus, items, args.query_seed, args.per_category, root)
+    queries = mixed_sample(generated, args.queries)
+    tenant = ensure_tenant(corpus, RESULTS / "tenants")
+    wall, cpu = asyncio.run(_index_timings(tenant, queries))
+    figures: dict[str, Any] = {
+        "documents": len(items),
+        "queries": len(queries),
+        "index_wall": _summary(wall),
+        "index_cpu": _summary(cpu),
+        "slowest": sorted(zip(wall, queries, strict=True), key=lambda p: -p[0])[: args.profile],
+    }
+    if documents in args.live_sizes:
+        live, index, requests = asyncio.run(_live_timings(corpus, tenant, queries, args.latency_ms))
+        figures["live_wall"] = _summary(live)
+        figures["index_wall_side_by_side"] = _summary(index)
+        figures["live_requests_mean"] = statistics.fmean(requests)
+        figures["ratio_p50"] = _percentile(live, 0.5) / _percentile(index, 0.5)
+    figures["tenant"] = tenant
+    return figures
+
+
+def _table(results: dict[int, dict[str, Any]], latency_ms: float) -> list[str]:
+    lines = [
+        "size  docs     queries  index p50/p95 ms (wall)  index p50/p95 ms (cpu)  "
+        f"live p50/p95 ms (+{latency_ms:g} ms/request)  live/index  API calls per live search",
+    ]
+    for size, r in results.items():
+        wall, cpu = r["index_wall"], r["index_cpu"]
+        live = r.get("live_wall")
+        live_text = f"{live['p50_ms']:8.0f} / {live['p95_ms']:6.0f}" if live else "       -"
+        ratio = f"{r['ratio_p50']:8.1f}x" if "ratio_p50" in r else "        -"
+        calls = f"{r['live_requests_mean']:6.1f}" if "live_requests_mean" in r else "     -"
+        lines.append(
+            f"{_label(size):>4}  {r['documents']:>7}  {r['queries']:>7}  "
+            f"{wall['p50_ms']:10.1f} / {wall['p95_ms']:6.1f}      "
+            f"{cpu['p50_ms']:9.1f} / {cpu['p95_ms']:6.1f}     {live_text}"
+            f"                     {ratio}  {calls}"
+        )
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+    results: dict[int, dict[str, Any]] = {}
+    for documents in args.sizes:
+        print(f"== {_label(documents)} documents", file=sys.stderr, flush=True)
+        results[documents] = run_size(documents, args)
+    load = os.getloadavg()[0]
+    print(
+        f"Search latency, {args.queries} mixed known-item queries per size; "
+        f"load average {load:.2f} on {os.cpu_count()} cores"
+    )
+    print("\n".join(_table(results, args.latency_ms)))
+    largest = results[max(results)]
+    p95 = largest["index_wall"]["p95_ms"]
+    print(
+        f"target p95 <= {TARGET_P95_MS:g} ms at the largest size: "
+        f"{'met' if p95 <= TARGET_P95_MS else 'missed'} ({p95:.1f} ms)"
+    )
+    ratios = [r["ratio_p50"] for r in results.values() if "ratio_p50" in r]
+    if ratios:
+        print(
+            f"target index >= {TARGET_RATIO:g}x faster than live: "
+            f"{'met' if min(ratios) >= TARGET_RATIO else 'missed'} "
+            f"(lowest ratio {min(ratios):.1f}x)"
+        )
+    slowest = [query for _, query in largest["slowest"]]
+    profile = profile_index_path(largest["tenant"], slowest)
+    print(
+        f"profile of the {len(slowest)} slowest index queries at the largest size "
+        f"({profile['total_s'] * 1000:.0f} ms in total), by own time:"
+    )
+    for row in profile["by_own_time"]:
+        print(f"  {row['own_s'] * 1000:8.1f} ms  {row['calls']:>8}  {row['function']}")
+    for r in results.values():
+        r["slowest"] = [{"ms": s * 1000, "query": q.query, "kind": q.kind} for s, q in r["slowest"]]
+        r.pop("tenant")
+    write_result(
+        "search",
+        {
+            "context": context(),
+            "sizes": results,
+            "profile": profile,
+            "latency_ms": args.latency_ms,
+        },
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
