@@ -157,6 +157,12 @@ def tenant_status(
                 documents[DOCUMENT_KEYS[kind]] = int(stats.documents_per_kind.get(kind, 0))
     except IndexUnavailableError as exc:
         problems.append(f"index: {exc}")
+    if last_success is not None and generation is None and not problems:
+        problems.append(
+            f"index: no index generation is published under {directory.root} although a "
+            "sync succeeded (its files were removed?); the next sync or `opindex rebuild` "
+            "builds a new one"
+        )
 
     last_sync_at = last_success.finished_at if last_success is not None else None
     freshness, age = _freshness(
