@@ -78,8 +78,8 @@ def filter_clauses(schema: tantivy.Schema, kind: str, filters: IndexFilters) -> 
 def _status_query(schema: tantivy.Schema, status: StatusFilter) -> tantivy.Query:
     if status == "open" or status == "closed":
         return tantivy.Query.term_query(schema, s.IS_CLOSED, status == "closed")
-    if isinstance(status, tuple):
-        return _any_int(schema, s.STATUS_ID, status)
+    if isinstance(status, tuple | list):
+        return _any_int(schema, s.STATUS_ID, tuple(status))
     raise InvalidArgumentError(f"status filter must be 'open', 'closed' or ids, not {status!r}")
 
 
