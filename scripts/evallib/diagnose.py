@@ -10,7 +10,9 @@ from evallib.querygen import KnownItemQuery
 from evallib.search_paths import Answer
 from opindex.search.document import SearchDocument
 from opindex.search.fields import rank_documents
+from opindex.search.query import alternative_score, parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.search.tokenize import token_texts
 
 
 def expected_score(document: SearchDocument, query: str) -> tuple[float, list[dict[str, Any]]]:
@@ -79,6 +81,28 @@ def explain_miss(
             else "no field matches any query word"
         )
     return entry
+
+
+def split_across_fields(document: SearchDocument, query: str) -> str:
+    """``subject: a, b; description: c`` when the query's terms are covered by the
+    document's fields together but by no single field; empty otherwise."""
+    terms = parse_query(query).terms
+    if query_is_containment(query) or not terms:
+        return ""
+    covered: dict[str, list[str]] = {}
+    for name, values in document.fields.items():
+        tokens = {t for value in values for t in token_texts(value.text)}
+        for term in terms:
+            if any(alternative_score(a, t) > 0 for a in term.alternatives for t in tokens):
+                covered.setdefault(name, []).append(term.alternatives[0].token)
+    union = {word for words in covered.values() for word in words}
+    if len(union) < len(terms) or any(len(words) == len(terms) for words in covered.values()):
+        return ""
+    return "; ".join(f"{name}: {', '.join(words)}" for name, words in covered.items())
+
+
+def query_is_containment(query: str) -> bool:
+    return parse_query(query).containment
 
 
 def _tied(oracle: ExhaustiveRanker, query: KnownItemQuery, score: float) -> int:

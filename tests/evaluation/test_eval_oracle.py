@@ -65,3 +65,22 @@ def test_baseline_is_a_case_insensitive_title_substring_newest_first(
     assert baseline.search("work_package", "kestrl") == []
     assert baseline.search("work_package", "kestrel", limit=1) == [2]
     assert baseline.search("meeting", "kestrel") == []
+
+
+def test_split_across_fields_names_the_fields_that_share_the_words() -> None:
+    from evallib.diagnose import split_across_fields
+    from opindex.search.document import FieldValue, SearchDocument
+
+    document = SearchDocument(
+        "work_package",
+        1,
+        {
+            "subject": (FieldValue("Translate the export job"),),
+            "description": (FieldValue("The lemur workstream is late."),),
+        },
+    )
+    assert split_across_fields(document, "lemur export job") == (
+        "subject: export, job; description: lemur"
+    )
+    assert split_across_fields(document, "export job") == ""  # one field has every word
+    assert split_across_fields(document, "lemur grafana") == ""  # not covered at all
