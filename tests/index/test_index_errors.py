@@ -89,6 +89,15 @@ def test_other_searchable_fields_need_a_rebuild(index_root: Path) -> None:
         TenantIndex(index_root).get("work_package", 1)
 
 
+def test_another_tokenizer_needs_a_rebuild(index_root: Path) -> None:
+    path = _live_path(_filled(index_root))
+    marker = json.loads((path / VERSION_FILE).read_text())
+    marker["tokenizer"] = "0123456789abcdef"  # as written by a tokenizer that folds otherwise
+    (path / VERSION_FILE).write_text(json.dumps(marker))
+    with pytest.raises(IndexNeedsRebuildError, match="tokenizer"):
+        TenantIndex(index_root).get("work_package", 1)
+
+
 def test_missing_version_marker_is_unavailable(index_root: Path) -> None:
     path = _live_path(_filled(index_root))
     (path / VERSION_FILE).unlink()

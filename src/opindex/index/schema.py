@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Final
@@ -11,9 +12,11 @@ import tantivy
 from opindex.errors import IndexNeedsRebuildError, IndexUnavailableError
 from opindex.search.document import KINDS, Kind
 from opindex.search.fields import FIELD_SPECS, field_names
+from opindex.search.tokenize import token_texts
 
-# Bump whenever the schema, the token stream or the stored record format changes: an index
-# written under another version is reported as "needs rebuild" and never read.
+# Bump whenever the schema or the stored record format changes: an index written under
+# another version is reported as "needs rebuild" and never read. Field lists and the
+# tokenizer are checked on their own (recorded beside the index).
 SCHEMA_VERSION: Final = 1
 VERSION_FILE: Final = "opindex-index.json"
 
@@ -80,10 +83,25 @@ def build_schema() -> tantivy.Schema:
     return builder.build()
 
 
+# Text whose tokens fingerprint the tokenizer: an index built by a tokenizer that splits
+# or folds any of these differently holds other tokens and must be rebuilt.
+_TOKENIZER_PROBE: Final = (
+    "Müller Mu\u0308ller Straße ΟΔΟΣ ﬁnance İstanbul Ørsted łódź æon þorn đak café "
+    "日本語テキスト 한국어 كَتَبَ हिन्दी x² Ⅻ ǅemal snake_case v2.0-rc1 a\u200bb 😀x"
+)
+
+
+def tokenizer_fingerprint() -> str:
+    """A short hash of the tokens of a probe text under the current tokenizer."""
+    tokens = "\n".join(token_texts(_TOKENIZER_PROBE))
+    return hashlib.sha256(tokens.encode("utf-8")).hexdigest()[:16]
+
+
 def _marker() -> dict[str, object]:
     return {
         "schema_version": SCHEMA_VERSION,
         "fields": {kind: list(names) for kind, names in KIND_FIELDS.items()},
+        "tokenizer": tokenizer_fingerprint(),
     }
 
 
@@ -129,8 +147,15 @@ def check_version(path: Path) -> None:
             f"{SCHEMA_VERSION}: the index needs a rebuild",
             found_version=version,
         )
-    if data.get("fields") != _marker()["fields"]:
+    expected = _marker()
+    if data.get("fields") != expected["fields"]:
         raise IndexNeedsRebuildError(
             f"index at {path} was built for other searchable fields: the index needs a rebuild",
+            found_version=version,
+        )
+    if data.get("tokenizer") != expected["tokenizer"]:
+        raise IndexNeedsRebuildError(
+            f"index at {path} was built by another version of the tokenizer: the index needs "
+            "a rebuild",
             found_version=version,
         )
