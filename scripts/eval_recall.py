@@ -201,7 +201,7 @@ def weakest_categories(
     for recall, mrr, name in ranked[:WEAKEST_SHOWN]:
         examples = [e for e in explanations if e["category"] == name][:EXAMPLES_PER_CATEGORY]
         if not examples:  # nothing missed: show the lowest-ranked hits instead
-            ranks = []
+            ranks: list[dict[str, Any]] = []
             for query in queries:
                 if query.category != name or query.expected_id is None:
                     continue

@@ -22,6 +22,6 @@ from opindex.mcp import serving
 from opindex.sandbox import server
 
 if __name__ == "__main__":
-    server.bind_socket = with_tcp_protocol(server.bind_socket)
-    serving.bind_socket = with_tcp_protocol(serving.bind_socket)
+    server.bind_socket = with_tcp_protocol(server.bind_socket)  # type: ignore[assignment]
+    serving.bind_socket = with_tcp_protocol(serving.bind_socket)  # type: ignore[assignment]
     sys.exit(main(sys.argv[1:]))
