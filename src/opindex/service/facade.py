@@ -191,19 +191,20 @@ class Service:
             raise InvalidArgumentError(f"record ids are positive integers, not {record_id!r}")
         freshness = runtime.freshness()
         base_url = runtime.config.base_url
+        notes = [freshness.problem] if freshness.problem is not None else []
         if freshness.state == "fresh":
-            stored = await self._from_index(runtime, checked, record_id)
+            stored = await self._from_index(runtime, checked, record_id, notes)
             if stored is not None:
                 out = record_reads.record_out(stored, base_url)
-                return RecordResponse(record=out, meta=_read_meta(runtime, "index", freshness))
-        notes: list[str] = []
+                meta = _read_meta(runtime, "index", freshness, notes)
+                return RecordResponse(record=out, meta=meta)
         source: AnsweredBy = "live"
         try:
             record = await record_reads.fetch_record(runtime.client(), checked, record_id)
         except OpenProjectError as exc:
             if freshness.state != "stale" or not is_upstream_unavailable(exc):
                 raise
-            found = await self._from_index(runtime, checked, record_id)
+            found = await self._from_index(runtime, checked, record_id, notes)
             if found is None:
                 raise
             record, source = found, "index"
@@ -212,12 +213,16 @@ class Service:
         return RecordResponse(record=record_reads.record_out(record, base_url), meta=meta)
 
     @staticmethod
-    async def _from_index(runtime: TenantRuntime, kind: str, record_id: int) -> Record | None:
+    async def _from_index(
+        runtime: TenantRuntime, kind: str, record_id: int, notes: list[str]
+    ) -> Record | None:
+        """The stored record, or None when the index lacks it or cannot be read (noted)."""
         try:
             index = runtime.index()
-        except IndexUnavailableError:
+            return await asyncio.to_thread(index.get, kind, record_id)
+        except IndexUnavailableError as exc:
+            notes.append(f"the index could not be read ({exc}); read live")
             return None
-        return await asyncio.to_thread(index.get, kind, record_id)
 
     async def list_activities(
         self,

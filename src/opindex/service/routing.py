@@ -24,12 +24,14 @@ class Freshness:
 
     ``state`` is ``missing`` when no successful sync ever completed (no index to read),
     ``fresh`` when the last successful sync is younger than the tenant's max staleness,
-    ``stale`` otherwise.
+    ``stale`` otherwise (also when an index exists but its age cannot be read).
+    ``problem`` says, in words for the caller, what could not be read, if anything.
     """
 
     state: IndexState
     indexed_at: datetime | None = None
     age_seconds: float | None = None
+    problem: str | None = None
 
     @property
     def has_index(self) -> bool:
@@ -75,6 +77,10 @@ def choose_route(source: Source, freshness: Freshness) -> Route:
         return Route("live", freshness)
     if source == "index":
         if not freshness.has_index:
+            if freshness.problem is not None:
+                raise IndexUnavailableError(
+                    f"{freshness.problem}; run `opindex rebuild` or search with source 'live'"
+                )
             raise IndexUnavailableError(
                 "this tenant has no index yet; run `opindex sync` or search with source 'live'"
             )

@@ -155,7 +155,8 @@ async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> Searc
     - live path: OpenProject list + bounded enrichment;
     - ``auto`` and a stale index: if the live path fails because OpenProject is
       unreachable (network, timeout, 5xx), the stale index answers, labelled stale;
-    - ``auto`` and an index that cannot be read: the live path answers, with a note.
+    - ``auto`` and an index (or index state) that cannot be read: the live path answers,
+      with a note saying what could not be read.
     """
     check_filters(request)
     query = parse_query(request.query, request.match_mode)
@@ -184,6 +185,9 @@ async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> Searc
         notes.append(
             f"OpenProject could not be reached ({_reason(exc)}); answered from the stale index"
         )
+    if freshness.problem is not None:
+        where = "answered live" if answer.source == "live" else "answered from the index"
+        notes.insert(0, f"{freshness.problem}; {where}")
     return envelope(runtime.name, request, answer, freshness, base_url=base_url, notes=notes)
 
 

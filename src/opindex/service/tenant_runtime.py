@@ -7,6 +7,7 @@ a tenant directory: a tenant that was never synced simply has no index ("missing
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Mapping
 from datetime import timedelta
@@ -27,6 +28,10 @@ from opindex.state import StateStore, state_db_path
 from opindex.sync import index_directory
 
 logger = logging.getLogger(__name__)
+
+STATE_BUSY_TIMEOUT_SECONDS = 0.25
+"""How long a search waits for a state database another process holds locked; past it,
+the index age counts as unknown (the search is answered live, with a note)."""
 
 
 class TenantRuntime:
@@ -69,7 +74,12 @@ class TenantRuntime:
         if self._state is None and self._data_dir is not None:
             if not state_db_path(self._data_dir, self.name).is_file():
                 return None
-            self._state = StateStore.for_tenant(self._data_dir, self.name, clock=self._clock)
+            self._state = StateStore.for_tenant(
+                self._data_dir,
+                self.name,
+                clock=self._clock,
+                busy_timeout_seconds=STATE_BUSY_TIMEOUT_SECONDS,
+            )
         return self._state
 
     def index(self) -> TenantIndex:
@@ -85,35 +95,41 @@ class TenantRuntime:
             self._index = TenantIndex(directory)
         return self._index
 
-    def has_index(self) -> bool:
-        """True when a published index generation exists."""
-        if self._data_dir is None:
-            return False
-        try:
-            return index_directory(self._data_dir, self.name).current() is not None
-        except IndexUnavailableError:
-            return False
-
     def freshness(self) -> Freshness:
         """The index's freshness now: time of the last successful sync vs max staleness.
 
-        An index that exists but whose state cannot be read counts as missing (the
-        policy then answers live), and the problem is logged.
+        An index whose pointer cannot be read counts as missing, and an index whose state
+        database cannot be read as stale of unknown age; both carry the ``problem``, so a
+        search answered live can say why, and both are logged.
         """
-        if not self.has_index():
+        if self._data_dir is None:
             return Freshness("missing")
+        try:
+            if index_directory(self._data_dir, self.name).current() is None:
+                return Freshness("missing")
+        except IndexUnavailableError as exc:
+            logger.warning("tenant %s: index unreadable: %s", self.name, exc)
+            return Freshness("missing", problem=f"the index could not be read ({exc})")
         try:
             state = self._state_store()
             run = state.last_successful_run() if state is not None else None
         except StateError as exc:
             logger.warning("tenant %s: cannot read the state database: %s", self.name, exc)
-            return Freshness("missing")
+            self._close_state()
+            problem = f"the state database could not be read ({exc}), so the index age is unknown"
+            return Freshness("stale", problem=problem)
         indexed_at = run.finished_at if run is not None else None
         return assess_freshness(
             indexed_at,
             max_staleness=timedelta(seconds=self.config.max_staleness_seconds),
             now=self._clock(),
         )
+
+    def _close_state(self) -> None:
+        if self._state is not None:
+            with contextlib.suppress(StateError):
+                self._state.close()
+            self._state = None
 
     def capabilities(self) -> ServerCapabilities | None:
         """Server capabilities detected by the last sync, if any (spares live probes)."""
@@ -166,6 +182,4 @@ class TenantRuntime:
         if self._index is not None:
             self._index.close()
             self._index = None
-        if self._state is not None:
-            self._state.close()
-            self._state = None
+        self._close_state()
