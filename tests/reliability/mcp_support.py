@@ -94,12 +94,23 @@ def bearer(key: str) -> dict[str, str]:
 
 
 @contextmanager
-def http_server(config_path: Path, *extra: str, stderr_path: Path | None = None) -> Iterator[str]:
+def http_server(
+    config_path: Path, *extra: str, stderr_path: Path | None = None, verbose: bool = False
+) -> Iterator[str]:
     """``opindex serve --transport http --port 0`` in a subprocess; yields the MCP URL.
 
-    Its stderr goes to ``stderr_path`` (default: beside the config file)."""
+    Its stderr goes to ``stderr_path`` (default: beside the config file); ``verbose``
+    runs it with ``-v`` (every logger at DEBUG)."""
     argv = opindex_argv(
-        "serve", "--config", str(config_path), "--transport", "http", "--port", "0", *extra
+        *(["-v"] if verbose else []),
+        "serve",
+        "--config",
+        str(config_path),
+        "--transport",
+        "http",
+        "--port",
+        "0",
+        *extra,
     )
     stderr_path = stderr_path or config_path.parent / "serve-stderr.txt"
     with stderr_path.open("w", encoding="utf-8") as stderr:
