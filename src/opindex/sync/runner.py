@@ -296,7 +296,8 @@ async def _read_everything(session: SyncSession, plan: SyncPlan, state: StateSto
     await sync_wiki(
         session,
         state.get_wiki_discovery(),
-        last_run_at=last_success.started_at if last_success is not None else None,
+        # When the last run ended: pages a long full sync read are fresh, not a backlog.
+        last_run_at=last_success.finished_at if last_success is not None else None,
         refresh_all=visibility_changed,
     )
     if swept:

@@ -125,8 +125,8 @@ def refresh_slice(
     """The known pages to re-read this run, least recently read first.
 
     Every page older than the interval, and at least the share of all pages that the
-    time since the last run represents, so that each page is re-read within the
-    interval when runs are regular.
+    time since the last successful run ended (``last_run_at``) represents of the
+    interval, so that each page is re-read within the interval when runs are regular.
     """
     if not known:
         return []
