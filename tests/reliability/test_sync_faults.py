@@ -151,21 +151,23 @@ async def test_failed_rebuild_keeps_the_old_generation_and_removes_the_new_one(
     assert_exactly_once(index_snapshot(data_dir), expected_all(corpus, BOB))
 
 
+@pytest.mark.parametrize("status", [429, 503])
 async def test_retry_after_is_honoured(
     paged_sandbox: SandboxHandle,
     corpus: dict[str, Any],
     data_dir: Path,
     caplog: pytest.LogCaptureFixture,
+    status: int,
 ) -> None:
     tenant = make_tenant(paged_sandbox, MEMBER_KEY)
     paged_sandbox.reset_stats()
-    paged_sandbox.fault("/api/v3/work_packages/9/activities", status=429, retry_after=1, count=2)
+    paged_sandbox.fault("/api/v3/work_packages/9/activities", status=status, retry_after=1, count=2)
 
     with caplog.at_level(logging.WARNING, logger="opindex.openproject"):
         await sync_tenant(tenant, data_dir)
 
     assert paged_sandbox.stats()["by_path"]["/api/v3/work_packages/9/activities"] == 3
-    waits = [r.getMessage() for r in caplog.records if "HTTP 429" in r.getMessage()]
+    waits = [r.getMessage() for r in caplog.records if f"HTTP {status}" in r.getMessage()]
     assert len(waits) == 2 and all("retrying in 1.00s" in message for message in waits)
     assert_exactly_once(index_snapshot(data_dir), expected_all(corpus, BOB))
 

@@ -5,6 +5,7 @@ and are recorded without touching the index."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from datetime import timedelta
 from pathlib import Path
@@ -115,3 +116,39 @@ def test_sync_against_a_stopped_server_fails_cleanly_and_keeps_the_index(
     status = tenant_status(load_config(config_path).tenants[0], data_dir)
     assert status.freshness == "fresh" and status.last_error is not None
     assert "UpstreamUnavailableError" in status.last_error
+
+
+def test_openproject_vanishing_in_the_middle_of_a_sync(
+    corpus: dict[str, Any], tmp_path: Path
+) -> None:
+    """The server is killed while a sync waits on it: the run fails as unreachable, the
+    index and marks stay as they were, and the sync completes once it is back."""
+    with running_sandbox(corpus, wiki_list=True, page_size_max=5) as sandbox:
+        config = load_config(write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)]))
+        tenant = config.tenants[0]
+        asyncio.run(sync_tenant(tenant, config.data_dir))
+        before = index_snapshot(config.data_dir)
+        sandbox.mutate("upsert", "work_packages", {"id": 4, "subject": "Changed, then lost"})
+        sandbox.fault("/api/v3/work_packages/4/activities", hang=60)
+
+        def kill_when_stalled() -> None:
+            stalled = "/api/v3/work_packages/4/activities"
+            deadline = time.monotonic() + 60
+            while sandbox.stats()["by_path"].get(stalled, 0) == 0:
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            sandbox.kill()
+
+        killer = threading.Thread(target=kill_when_stalled)
+        killer.start()
+        with pytest.raises(UpstreamUnavailableError):
+            asyncio.run(sync_tenant(tenant, config.data_dir))
+        killer.join(timeout=60)
+    assert index_snapshot(config.data_dir) == before
+    assert run_outcomes(config.data_dir)[-1] == "failed"
+    with running_sandbox(corpus, wiki_list=True) as back:  # the same corpus, a new address
+        moved = load_config(write_config(tmp_path, [("acme", back, MEMBER_KEY)]))
+        asyncio.run(sync_tenant(moved.tenants[0], moved.data_dir))
+    assert index_snapshot(config.data_dir)["titles"] == before["titles"]
+    assert run_outcomes(config.data_dir)[-1] == "succeeded"
