@@ -17,7 +17,7 @@ from opindex.search.analysis import AnalyzedDocument
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 from opindex.service.index_path import search_index
-from opindex.service.rerank import analyze_record
+from opindex.service.rerank import AnalysisCache
 
 QUERIES = 320
 AGREEMENT = 0.99
@@ -35,15 +35,19 @@ def _indexed(directory: Path, work_packages: int) -> tuple[TenantIndex, list[Rec
 def _disagreements(
     index: TenantIndex, records: list[Record], count: int
 ) -> tuple[int, list[tuple[str, str, object, object]]]:
+    cache = AnalysisCache(token_budget=10**8)  # the exhaustive side analyses everything anyway
     everything: dict[str, list[AnalyzedDocument]] = {}
     for record in records:
-        everything.setdefault(record.document.kind, []).append(analyze_record(record.document))
+        analyzed = cache.analyzed("oracle", record.document)
+        everything.setdefault(record.document.kind, []).append(analyzed)
     queries = generate_queries(records, count, seed=11)
     assert Counter(q.category for q in queries).keys() == set(CATEGORIES)
     found = []
     for generated in queries:
         query = parse_query(generated.text)
-        hits = search_index(index, query, generated.kind, NO_FILTERS, 10)
+        hits = search_index(
+            index, query, generated.kind, NO_FILTERS, 10, cache=cache, scope="oracle"
+        )
         got = [(hit.record.id, hit.ranked.score) for hit in hits]
         best = rank_documents(everything[generated.kind], query, generated.kind, limit=10)
         expected = [(item.record.id, item.score) for item in best]

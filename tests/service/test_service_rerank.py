@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from service_records import meeting, work_package
 
 from opindex.search.analysis import analyze_document
 from opindex.search.fields import rank_documents
-from opindex.search.query import parse_query
+from opindex.search.query import MatchMode, parse_query
 from opindex.search.tokenize import token_texts
-from opindex.service.rerank import AnalysisCache, Reranker, analyze_record, fast_token_texts
+from opindex.service.rerank import (
+    AnalysisCache,
+    Reranker,
+    analyze_record,
+    count_passing,
+    fast_token_texts,
+)
 
 SAMPLES = (
     "",
@@ -48,16 +55,49 @@ def test_analysis_matches_the_search_package() -> None:
 def test_reranker_ranks_like_rank_documents() -> None:
     records = [
         work_package(1, "Budget approval", "Q3 numbers"),
-        work_package(2, "Approval", comments=[(5, "the budget was approved")]),
+        work_package(2, "Approval", comments=[(5, "the budget approval was given")]),
         work_package(3, "Unrelated"),
     ]
     query = parse_query("budget aproval")
     expected = rank_documents([r.document for r in records], query, "work_package")
-    ranked = Reranker(query, "work_package").rank(records)
+    reranker = Reranker(query, "work_package")
+    ranked = reranker.rank(records, 10)
     assert [(h.record.id, h.ranked.score, h.ranked.matches) for h in ranked] == [
         (r.record.id, r.score, r.matches) for r in expected
     ]
     assert all(hit.record is records[hit.record.id - 1] for hit in ranked)
+    assert reranker.passing(records, ranked, 10) == len(expected)
+    top = reranker.rank(records, 1)
+    assert [h.record.id for h in top] == [expected[0].record.id]
+    assert reranker.passing(records, top, 1) == len(expected)
+
+
+QUERIES = (
+    "budget aproval",
+    "budget",
+    "numbers q3",
+    "aproval of the q3 budget",
+    "approv*",
+    "(budget|numbers) approval",
+    "zz",
+    "Budget",
+)
+
+
+@pytest.mark.parametrize("text", QUERIES)
+@pytest.mark.parametrize("match_mode", ["fuzzy", "exact"])
+def test_count_passing_is_the_rankers_count(text: str, match_mode: MatchMode) -> None:
+    records = [
+        work_package(1, "Budget approval", "Q3 numbers"),
+        work_package(2, "Approval", comments=[(5, "the budget was approved")]),
+        work_package(3, "Unrelated", "numbers only"),
+        work_package(4, "Q3 budget", "approval of the q3 budget is pending"),
+        work_package(5, "Budgets", comments=[(6, "aproval"), (7, "zz top")]),
+    ]
+    query = parse_query(text, match_mode)
+    documents = [analyze_record(r.document) for r in records]
+    expected = len(rank_documents(documents, query, "work_package"))
+    assert count_passing(documents, query, "work_package") == expected
 
 
 def test_analysis_cache_reuses_only_unchanged_documents() -> None:
@@ -66,13 +106,15 @@ def test_analysis_cache_reuses_only_unchanged_documents() -> None:
     analyzed = cache.analyzed("acme", first.document)
     assert cache.analyzed("acme", first.document) is analyzed
     same_content = work_package(1, "Budget approval", "Q3 numbers")
-    assert cache.analyzed("acme", same_content.document) is analyzed
+    reused = cache.analyzed("acme", same_content.document)
+    assert reused.fields is analyzed.fields  # not analysed again
+    assert reused.document is same_content.document
     edited = work_package(1, "Budget approval", "Q4 numbers")
     fresh = cache.analyzed("acme", edited.document)
-    assert fresh is not analyzed
+    assert fresh.fields is not analyzed.fields
     assert fresh.document is edited.document
     other_tenant = cache.analyzed("other", first.document)
-    assert other_tenant is not analyzed  # tenants never share entries
+    assert other_tenant.fields is not analyzed.fields  # tenants never share entries
     assert (cache.hits, cache.misses) == (2, 3)
 
 

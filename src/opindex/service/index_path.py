@@ -24,7 +24,7 @@ from opindex.service.results import ScoredHit
 FIRST_WINDOW = 200
 """Candidates fetched first (at least 4x the requested limit)."""
 WINDOW_GROWTH = 4
-MAX_CANDIDATES = 16_000
+MAX_CANDIDATES = 4_000
 """Most candidates ranked for one query (a query matching most of a huge tenant)."""
 
 
@@ -115,13 +115,13 @@ def search_index(
     """
     if not query.containment and not query.terms:
         listed = index.candidates(query, kind, filters, limit)
-        return HitList(Reranker(query, kind).rank(listed), total=listed.total)
+        return HitList(Reranker(query, kind).rank(listed, limit), total=listed.total)
     ranker = Reranker(query, kind, cache, scope)
     window = max(FIRST_WINDOW, WINDOW_GROWTH * limit)
     notes: list[str] = []
     while True:
         candidates = index.candidates(query, kind, filters, window)
-        hits = ranker.rank(candidates)
+        hits = ranker.rank(candidates, limit)
         complete = _all_passing_ranked(query, candidates)
         if complete or _top_settled(query, candidates, hits, limit):
             break
@@ -134,6 +134,7 @@ def search_index(
             )
             break
         window = _next_window(window, candidates.total)
+    passing = ranker.passing(candidates, hits, limit)
     if not complete and not notes:
         if query.containment:  # a raw substring scan ran out of its budget
             notes.append(
@@ -141,7 +142,7 @@ def search_index(
             )
         else:
             notes.append(
-                f"at least {len(hits)} records match; ranking stopped where no further "
+                f"at least {passing} records match; ranking stopped where no further "
                 "record could enter these results"
             )
-    return HitList(hits[:limit], total=len(hits), notes=notes)
+    return HitList(hits, total=passing, notes=notes)

@@ -18,8 +18,10 @@ from collections.abc import Sequence
 from opindex.records import Record
 from opindex.search.analysis import AnalyzedDocument, AnalyzedText
 from opindex.search.document import Kind, SearchDocument
-from opindex.search.fields import rank_documents
+from opindex.search.fields import field_names, rank_documents
+from opindex.search.match import ContainmentMatcher, QueryMatcher, round_score
 from opindex.search.query import Query
+from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.tokenize import normalize_token, token_texts
 from opindex.service.results import ScoredHit
 
@@ -84,12 +86,17 @@ class AnalysisCache:
         key = (scope, document.kind, document.id)
         with self._lock:
             entry = self._entries.get(key)
-            if entry is not None and (
-                entry[0].document is document or entry[0].document == document
-            ):
-                self._entries.move_to_end(key)
-                self.hits += 1
-                return entry[0]
+            if entry is not None:
+                cached, size = entry
+                if cached.document is not document and cached.document == document:
+                    # Same content, new object (decoded again): follow the new object, so
+                    # the next lookup is an identity check.
+                    cached = AnalyzedDocument(document=document, fields=cached.fields)
+                    self._entries[key] = (cached, size)
+                if cached.document is document:
+                    self._entries.move_to_end(key)
+                    self.hits += 1
+                    return cached
         analyzed = analyze_record(document)
         size = _token_count(analyzed) + 1
         with self._lock:
@@ -140,9 +147,56 @@ class Reranker:
             self._analyzed[document.id] = analyzed
         return analyzed
 
-    def rank(self, candidates: Sequence[Record]) -> list[ScoredHit]:
-        """Every candidate the scorer accepts, best first (ties by ascending id)."""
+    def rank(self, candidates: Sequence[Record], limit: int) -> list[ScoredHit]:
+        """The best *limit* candidates the scorer accepts (ties by ascending id).
+
+        Snippets are made for these only; ``passing`` counts the others.
+        """
         by_id = {record.id: record for record in candidates}
         documents = [self._analysis(record.document) for record in candidates]
-        ranked = rank_documents(documents, self.query, self.kind)
+        ranked = rank_documents(documents, self.query, self.kind, limit=limit)
         return [ScoredHit(by_id[item.record.id], item) for item in ranked]
+
+    def passing(self, candidates: Sequence[Record], hits: Sequence[ScoredHit], limit: int) -> int:
+        """How many of *candidates* the scorer accepts (*hits*: what ``rank`` returned)."""
+        if len(hits) < limit:
+            return len(hits)
+        documents = [self._analysis(record.document) for record in candidates]
+        return count_passing(documents, self.query, self.kind)
+
+
+def count_passing(
+    documents: Sequence[AnalyzedDocument],
+    query: Query,
+    kind: Kind,
+    min_score: float = DEFAULT_MIN_SCORE,
+) -> int:
+    """How many *documents* ``rank_documents`` would return for *query* without a limit.
+
+    The same gate, without building results: a fuzzy query needs one field whose best
+    value scores at least *min_score* (rounded as the ranker rounds); a containment query
+    needs one field containing the text. ``tests/service/test_service_rerank.py`` checks
+    it against ``len(rank_documents(...))``.
+    """
+    names = field_names(kind)
+    if query.containment:
+        contains = ContainmentMatcher(query)
+        return sum(
+            1
+            for document in documents
+            if any(
+                contains.score(value.text) > 0.0
+                for name in names
+                for value in document.fields.get(name, ())
+            )
+        )
+    if not query.terms:
+        return len(documents)
+    matcher = QueryMatcher(query)
+    columns = [[document.fields.get(name, ()) for document in documents] for name in names]
+    matcher.learn([value for column in columns for values in column for value in values])
+    best = [0.0] * len(documents)
+    for column in columns:
+        scores, _ = matcher.best_values(column)
+        best = list(map(max, best, scores))
+    return sum(1 for score in best if round_score(score) >= min_score)
