@@ -5,8 +5,9 @@ python scripts/bench_memory.py --tenants 10 --work-packages 10000 --searches 100
 Copies one synced benchmark tenant (a generated corpus of N work packages plus wiki
 pages and meetings) into T tenants of a fresh data directory, each with its own
 credential and its own index files, starts ``opindex serve --transport http --no-sync``
-and sends S searches (mixed known-item queries, index path) spread round-robin over
-the tenants through MCP streamable-HTTP clients, one per tenant credential. Reports the
+and sends S searches (mixed known-item queries, index path) spread evenly over
+the tenants through MCP streamable-HTTP clients, one per tenant credential, all
+clients at once (each sends its share one after another). Reports the
 server's resident set after start-up and its peak (VmHWM) after the searches, and, for
 one tenant, index bytes on disk per byte of indexed text (every field value of every
 indexed record, UTF-8). Writes bench-results/<out>.json.
@@ -24,6 +25,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx2
+from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
 from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample
@@ -33,7 +35,6 @@ from evallib.metrics import latency_summary
 from evallib.results_io import RESULTS, context, write_result
 from evallib.sandbox_proc import sandbox_process
 from evallib.tenant_data import TenantData, copy_tenant, ensure_tenant
-from mcp import Client
 from opindex.index import TenantIndex
 from opindex.search.document import KINDS
 from opindex.sync import index_directory
@@ -81,16 +82,30 @@ def _client(url: str, api_key: str) -> Client:
 
 
 async def drive(url: str, keys: list[str], queries: list[Any], searches: int) -> dict[str, Any]:
+    """*searches* searches, the i-th by tenant i mod T; the T clients run side by side."""
     seconds: list[float] = []
     errors = 0
-    async with AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(_client(url, key)) for key in keys]
-        for number in range(searches):
+
+    async def tenant(position: int, client: Client) -> None:
+        nonlocal errors
+        for number in range(position, searches, len(keys)):
             query = queries[number % len(queries)]
-            answer = await call_search(clients[number % len(clients)], query.kind, query.query)
+            answer = await call_search(client, query.kind, query.query)
             seconds.append(answer.seconds)
             errors += answer.error is not None
-    return {"searches": searches, "errors": errors, **latency_summary(seconds)}
+
+    started = time.perf_counter()
+    async with AsyncExitStack() as stack:
+        clients = [await stack.enter_async_context(_client(url, key)) for key in keys]
+        await asyncio.gather(*(tenant(i, client) for i, client in enumerate(clients)))
+    elapsed = time.perf_counter() - started
+    return {
+        "searches": searches,
+        "errors": errors,
+        "clients_in_parallel": len(keys),
+        "run_seconds": elapsed,
+        **latency_summary(seconds),
+    }
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,11 +18,12 @@ import asyncio
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample, size_label
 from evallib.corpus_view import corpus_items, load_corpus
-from evallib.metrics import latency_summary
+from evallib.cost_rows import Answered, cost_row
 from evallib.profiling import profile_index_path
 from evallib.querygen import KnownItemQuery
 from evallib.results_io import RESULTS, context, write_result
@@ -52,21 +53,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     return parser.parse_args(argv)
 
 
-def _path_figures(answers: list[Answer]) -> dict[str, Any]:
-    counted = [a.requests for a in answers if a.requests is not None]
-    return {
-        **latency_summary([a.seconds for a in answers]),
-        "queries": len(answers),
-        "errors": sum(1 for a in answers if a.error is not None),
-        "requests_total": sum(counted) if counted else None,
-        "requests_mean": round(sum(counted) / len(counted), 2) if counted else None,
-        "requests_max": max(counted) if counted else None,
-    }
-
-
 async def measure(
-    queries: list[KnownItemQuery], tenant: TenantData, corpus_path: Any, args: argparse.Namespace
-) -> dict[str, Any]:
+    queries: list[KnownItemQuery], tenant: TenantData, corpus_path: Path, args: argparse.Namespace
+) -> tuple[Answered, Answered, float]:
+    """Each query on the index path, then (the first --live-queries) on the live path."""
     live_count = len(queries) if args.live_queries is None else args.live_queries
     index_answers: list[tuple[KnownItemQuery, Answer]] = []
     live_answers: list[tuple[KnownItemQuery, Answer]] = []
@@ -85,34 +75,7 @@ async def measure(
             seconds = time.perf_counter() - started
         finally:
             await paths.aclose()
-    index = _path_figures([a for _, a in index_answers])
-    live = _path_figures([a for _, a in live_answers])
-    by_kind = {
-        kind: {
-            "index": latency_summary([a.seconds for q, a in index_answers if q.kind == kind]),
-            "live": latency_summary([a.seconds for q, a in live_answers if q.kind == kind]),
-        }
-        for kind in KINDS
-    }
-    ratio = live["p50_ms"] / index["p50_ms"] if index["p50_ms"] else None
-    slowest = sorted(index_answers, key=lambda qa: -qa[1].seconds)[:10]
-    return {
-        "index": index,
-        "live": live,
-        "live_over_index_p50": ratio,
-        "by_kind": by_kind,
-        "run_seconds": seconds,
-        "slowest_index_queries": [
-            {
-                "qid": q.qid,
-                "kind": q.kind,
-                "query": q.query,
-                "ms": a.seconds * 1000,
-                "relaxed": a.relaxed,
-            }
-            for q, a in slowest
-        ],
-    }
+    return index_answers, live_answers, seconds
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -129,11 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         sample = mixed_sample(queries, args.queries)
         tenant = ensure_tenant(corpus, RESULTS / "tenants")
         print(f"{size_label(size)}: {len(sample)} queries ...", file=sys.stderr)
-        figures = asyncio.run(measure(sample, tenant, corpus, args))
+        index_answers, live_answers, seconds = asyncio.run(measure(sample, tenant, corpus, args))
         documents = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS}
-        row = {"work_packages": size, "label": size_label(size), "documents": documents,
-               "corpus": corpus.name, **figures}  # fmt: skip
-        sizes.append(row)
+        figures = cost_row(
+            size, documents, corpus.name, index_answers, live_answers, source="eval_cost"
+        )
+        figures["run_seconds"] = seconds
+        sizes.append(figures)
         last_sample, last_tenant = sample, tenant
         index, live = figures["index"], figures["live"]
         print(

@@ -24,11 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from evallib.baseline import SubstringBaseline
-from evallib.corpora import ensure_corpus, ensure_queries, read_queries
+from evallib.corpora import ensure_corpus, ensure_queries, read_queries, size_label
 from evallib.corpus_view import CorpusItem, corpus_items, load_corpus
+from evallib.cost_rows import cost_row
 from evallib.diagnose import explain_miss
 from evallib.metrics import NO_HIT, OVERALL, Outcome, latency_summary, summarize
 from evallib.oracle import ExhaustiveRanker
+from evallib.profiling import profile_index_path
 from evallib.querygen import CATEGORIES, KnownItemQuery
 from evallib.results_io import RESULTS, context, write_result
 from evallib.sandbox_proc import sandbox_process
@@ -39,6 +41,7 @@ from opindex.search.document import KINDS, SearchDocument
 from opindex.sync import index_directory
 
 PATHS = ("index", "live", "substring")
+WARM_UP = 5
 WEAKEST_SHOWN = 3
 EXAMPLES_PER_CATEGORY = 5
 
@@ -52,8 +55,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--query-seed", type=int, default=1)
     parser.add_argument("--per-category", type=int, default=40, metavar="N")
     parser.add_argument(
-        "--live-concurrency", type=int, default=4, help="live searches in flight (0: no live)"
+        "--live-concurrency",
+        type=int,
+        default=1,
+        help="live searches in flight; 1 measures both paths' cost side by side, 0: no live",
     )
+    parser.add_argument(
+        "--latency-ms", type=float, default=20.0, help="added by the sandbox to every request"
+    )
+    parser.add_argument("--profile", type=int, default=10, help="profile the N slowest queries")
     parser.add_argument("--no-oracle", action="store_true", help="skip oracle agreement")
     parser.add_argument("--out", default="recall", help="result name under bench-results/")
     return parser.parse_args(argv)
@@ -93,46 +103,54 @@ async def answer_all(
     baseline: SubstringBaseline,
     live_concurrency: int,
 ) -> tuple[list[Outcome], dict[str, dict[str, Answer]], dict[str, Any]]:
-    """Every query on every path: index and substring one by one, live *live_concurrency*
-    at a time (0: no live path). Returns outcomes, answers by path, and live path figures
-    (its latency under concurrency is not a cost figure; eval_cost.py measures that)."""
+    """Every query on every path; returns outcomes, answers by path, live run figures.
+
+    With *live_concurrency* 1 each query goes to the index path, the live path and the
+    baseline in turn (after a short warm-up), so both paths' latency and API requests
+    per search are measured side by side. With more, the live path runs that many
+    searches at a time after the others (faster; its latency is then not a figure);
+    with 0 it is skipped.
+    """
     outcomes: list[Outcome] = []
     answers: dict[str, dict[str, Answer]] = {name: {} for name in PATHS}
-    for query in queries:
-        for name, answer in (
-            ("index", await paths.search(query, "index")),
-            ("substring", substring_answer(baseline, query)),
-        ):
+    sequential = live_concurrency == 1
+    for query in queries[:WARM_UP]:  # open the index, detect capabilities, warm caches
+        await paths.search(query, "index")
+        if sequential:
+            await paths.search(query, "live")
+    started = time.perf_counter()
+    for number, query in enumerate(queries, start=1):
+        chosen = [("index", await paths.search(query, "index"))]
+        if sequential:
+            chosen.append(("live", await paths.search(query, "live")))
+        chosen.append(("substring", substring_answer(baseline, query)))
+        for name, answer in chosen:
             answers[name][query.qid] = answer
             outcomes.append(_outcome(query, name, answer))
-    live: dict[str, Any] = {}
-    if live_concurrency > 0:
+        if sequential and number % 50 == 0:
+            elapsed = time.perf_counter() - started
+            print(f"  {number}/{len(queries)} queries, {elapsed:.0f} s", file=sys.stderr)
+    live: dict[str, Any] = {"concurrency": live_concurrency}
+    if live_concurrency > 1:
         counter, paths.request_counter = paths.request_counter, None
         before = counter() if counter is not None else None
-        started = time.perf_counter()
         gate = asyncio.Semaphore(live_concurrency)
-        done = 0
 
         async def one(query: KnownItemQuery) -> Answer:
-            nonlocal done
             async with gate:
-                answer = await paths.search(query, "live")
-            done += 1
-            if done % 50 == 0:
-                elapsed = time.perf_counter() - started
-                print(f"  live {done}/{len(queries)}, {elapsed:.0f} s", file=sys.stderr)
-            return answer
+                return await paths.search(query, "live")
 
         results = await asyncio.gather(*(one(query) for query in queries))
         for query, answer in zip(queries, results, strict=True):
             answers["live"][query.qid] = answer
             outcomes.append(_outcome(query, "live", answer))
-        seconds = time.perf_counter() - started
         if counter is not None and before is not None:
-            requests = counter() - before
-            live = {"requests_total": requests, "requests_mean": requests / len(queries)}
-        live.update({"concurrency": live_concurrency, "run_seconds": seconds})
+            live["requests_mean"] = (counter() - before) / len(queries)
         paths.request_counter = counter
+    elif sequential:
+        counted = [a.requests for a in answers["live"].values() if a.requests is not None]
+        live["requests_mean"] = sum(counted) / len(counted) if counted else None
+    live["run_seconds"] = time.perf_counter() - started
     return outcomes, answers, live
 
 
@@ -290,7 +308,7 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
         prepared.corpus, prepared.items, prepared.queries, prepared.tenant,
     )  # fmt: skip
     baseline = SubstringBaseline(items)
-    with sandbox_process(corpus) as sandbox:
+    with sandbox_process(corpus, latency_ms=args.latency_ms) as sandbox:
         config = bench_config(tenant.data_dir, tenant.tenant, sandbox.base_url)
         paths = ServicePaths(config, tenant.tenant, sandbox.requests)
         try:
@@ -299,6 +317,23 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
             )
         finally:
             await paths.aclose()
+    counts = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS}
+    by_id = {q.qid: q for q in queries}
+    row = None
+    if args.live_concurrency == 1:
+        row = cost_row(
+            args.work_packages if args.corpus is None else counts["work_package"],
+            counts,
+            corpus.name,
+            [(q, answers["index"][q.qid]) for q in queries],
+            [(q, answers["live"][q.qid]) for q in queries],
+            source="eval_recall",
+        )
+    profile = None
+    if args.profile:
+        slowest = sorted(queries, key=lambda q: -answers["index"][q.qid].seconds)
+        profile = profile_index_path(tenant, slowest[: args.profile])
+        profile["size"] = size_label(counts["work_package"])
     documents = indexed_documents(tenant)
     oracle = ExhaustiveRanker(documents.values())
     oracle_result = None
@@ -306,7 +341,6 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
         print("oracle agreement ...", file=sys.stderr)
         oracle_result = oracle_agreement(queries, answers["index"], oracle)
     summary = summarize(outcomes)
-    by_id = {q.qid: q for q in queries}
     explanations = [
         explain_miss(by_id[o.qid], answers["index"][o.qid], oracle, documents)
         for o in outcomes
@@ -317,7 +351,6 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
          "returned": list(o.ids[:3])}
         for o in outcomes if o.path == "index" and o.category == NO_HIT and o.ids and not o.relaxed
     ]  # fmt: skip
-    counts = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS}
     result: dict[str, Any] = {
         "benchmark": "recall",
         **context(),
@@ -329,7 +362,10 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
             path: {name: score.to_json() for name, score in scores.items()}
             for path, scores in summary.items()
         },
-        "cost": {path: cost_of(outcomes, path) for path in ("index", "substring")},
+        "latency_ms": args.latency_ms,
+        "cost": {path: cost_of(outcomes, path) for path in PATHS if path in summary},
+        "cost_row": row,
+        "profile": profile,
         "live_run": live,
         "oracle": oracle_result,
         "index_misses": explanations,

@@ -27,6 +27,7 @@ from evallib.page_sections import (
     cost_section,
     mcp_section,
     memory_section,
+    merged_cost,
     oracle_section,
     recall_section,
 )
@@ -134,7 +135,8 @@ def runs_table(results: dict[str, dict[str, Any] | None]) -> str:
 
 def render(results_dir: Path, page_path: Path) -> str:
     results = {name: read_result(name, results_dir) for name in ("recall", "cost", "mcp", "memory")}
-    recall, cost, mcp, memory = (results[n] for n in ("recall", "cost", "mcp", "memory"))
+    recall, mcp, memory = results["recall"], results["mcp"], results["memory"]
+    cost = merged_cost(results["cost"], recall)
     docs = page_path.parent
     old = sections_of(page_path.read_text(encoding="utf-8")) if page_path.is_file() else {}
     recall_plot = latency_plot = None

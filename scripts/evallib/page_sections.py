@@ -53,24 +53,33 @@ def recall_section(recall: Result, plot: str | None) -> str:
         "(*empty*: with nothing at all). *relaxed & found*: the expected record came back "
         "in the top 10 of an answer flagged `wildcard_fallback`."
     )
-    cost = recall.get("cost", {})
-    rows = [
-        [PATH_NAMES[p], ms(c["p50_ms"]), ms(c["p95_ms"]),
-         f"{cell(c['requests_mean'])} / {cell(c['requests_max'])}"]
-        for p, c in cost.items()
-    ]  # fmt: skip
     live = recall.get("live_run") or {}
-    if live.get("requests_mean") is not None:
-        rows.insert(1, ["live", "–", "–", f"{live['requests_mean']:.1f} mean"])
-    if rows:
-        parts.append(table(["path", "p50", "p95", "API requests per search"], rows))
-        parts.append(
-            "Latency in this run (sandbox without added latency). The live path ran "
-            f"{live.get('concurrency', 1)} searches at a time to keep the run short, so its "
-            "latency is not reported here: *Cost per search* compares both paths query by "
-            "query. The substring row counts the one list request OpenProject's `~` filter "
-            "needs; the baseline itself ran in process."
+    concurrent = live.get("concurrency", 1) != 1
+    rows = []
+    for path, figures in recall.get("cost", {}).items():
+        hidden = path == "live" and concurrent
+        rows.append(
+            [
+                PATH_NAMES[path],
+                "–" if hidden else ms(figures["p50_ms"]),
+                "–" if hidden else ms(figures["p95_ms"]),
+                cell(live.get("requests_mean") if hidden else figures["requests_mean"]),
+                "–" if hidden else cell(figures["requests_max"]),
+            ]
         )
+    if rows:
+        parts.append(table(["path", "p50", "p95", "API requests (mean)", "(max)"], rows))
+        note = (
+            f"Cost in this run (the sandbox adds {recall.get('latency_ms', 0):g} ms to every "
+            "API request). The substring row counts the one list request OpenProject's `~` "
+            "filter needs; the baseline itself ran in process."
+        )
+        if concurrent:
+            note += (
+                f" The live path ran {live['concurrency']} searches at a time, so its latency "
+                "is not a figure here."
+            )
+        parts.append(note)
     parts.append(weakest_section(recall))
     return "\n\n".join(parts)
 
@@ -166,13 +175,37 @@ def oracle_section(recall: Result) -> str:
     return "\n\n".join(parts)
 
 
+def merged_cost(cost: Result | None, recall: Result | None) -> dict[str, Any] | None:
+    """The sizes measured by eval_cost plus the one of the recall run (same figures, same
+    way: both paths query by query), smallest first; the profile of the largest."""
+    rows: list[dict[str, Any]] = []
+    if cost:
+        rows += [{**row, "command": cost["command"]} for row in cost["sizes"]]
+    recall_row = recall.get("cost_row") if recall else None
+    if recall and recall_row:
+        rows = [r for r in rows if r["work_packages"] != recall_row["work_packages"]]
+        rows.append({**recall_row, "command": recall["command"]})
+    if not rows:
+        return None
+    rows.sort(key=lambda r: int(r["work_packages"]))
+    largest = rows[-1]
+    source = recall if largest.get("source") == "eval_recall" else cost
+    return {
+        "sizes": rows,
+        "latency_ms": (cost or recall or {}).get("latency_ms", 0.0),
+        "profile": source.get("profile") if source else None,
+    }
+
+
 def cost_section(cost: Result, plot: str | None) -> str:
+    commands = list(dict.fromkeys(row["command"] for row in cost["sizes"]))
     parts = [
         "## Cost per search: index path vs live path",
-        f"Command: {code(cost['command'])}. The same {cost['queries_per_size']} mixed "
-        "known-item queries per size, index path then live path query by query, through "
-        f"the service in process; the sandbox adds {cost['latency_ms']:g} ms to every API "
-        "request.",
+        "Commands: " + "; ".join(code(c) for c in commands) + ". For each size the same "
+        "mixed known-item queries go to the index path and then to the live path, query by "
+        "query, through the service in process (after a warm-up of 5 queries); the sandbox "
+        f"adds {cost['latency_ms']:g} ms to every API request. The recall run contributes "
+        "its size with its whole query set.",
     ]
     if plot:
         parts.append(f"![latency against corpus size]({plot})")
@@ -183,6 +216,7 @@ def cost_section(cost: Result, plot: str | None) -> str:
             [
                 row["label"],
                 f"{sum(row['documents'].values()):,}",
+                f"{index['queries']} / {live['queries']}",
                 ms(index["p50_ms"]),
                 ms(index["p95_ms"]),
                 index["requests_total"],
@@ -197,12 +231,13 @@ def cost_section(cost: Result, plot: str | None) -> str:
             [
                 "work packages",
                 "documents",
+                "queries (index / live)",
                 "index p50",
                 "index p95",
                 "index API requests",
                 "live p50",
                 "live p95",
-                "live requests (mean/max)",
+                "live requests (mean / max)",
                 "live/index p50",
             ],
             rows,
@@ -280,14 +315,15 @@ def memory_section(memory: Result) -> str:
             f"Command: {code(memory['command'])}. One synced tenant is copied into "
             f"{memory['tenants']} tenants (own credential, own index files) of a fresh data "
             "directory; `opindex serve --transport http --no-sync` serves them and MCP "
-            "streamable-HTTP clients, one per tenant credential, send the searches round-robin.",
+            "streamable-HTTP clients, one per tenant credential, all send their share of the "
+            "searches at the same time.",
             table(
                 [
                     "tenants × documents",
                     "searches",
                     "RSS at start",
                     "peak RSS (VmHWM)",
-                    "search p50 / p95 over MCP HTTP",
+                    "search p50 / p95 over MCP HTTP (tenants in parallel)",
                     "API requests",
                 ],
                 [
