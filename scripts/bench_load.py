@@ -7,7 +7,8 @@ Serves a generated sandbox corpus, syncs tenant ``load`` in full, starts
 session each) doing SEARCHES searches each, all at once, while a writer in this process
 changes work packages in the sandbox and runs incremental syncs of the same tenant, each
 committing to the index the server is reading. Every client keeps searching until the
-writer has committed at least --min-commits times, so reads and commits really overlap.
+writer has committed at least --min-commits times, so reads and commits really overlap
+(--min-commits 0: the same searches without any sync, as a baseline).
 Prints errors, latency percentiles and commits; exits 1 if any search failed.
 """
 
@@ -197,6 +198,8 @@ async def run_load(
     started = time.monotonic()
 
     async def watch_commits() -> None:
+        if min_commits <= 0:  # a baseline without syncs
+            enough_commits.set()
         while not enough_commits.is_set():
             if sum(1 for t in writer.commit_times if t >= started) >= min_commits:
                 enough_commits.set()
@@ -206,7 +209,8 @@ async def run_load(
             await asyncio.sleep(0.05)
 
     watcher = asyncio.create_task(watch_commits())
-    writer.start()
+    if min_commits > 0:
+        writer.start()
     try:
         await asyncio.gather(
             *(
@@ -216,7 +220,8 @@ async def run_load(
         )
     finally:
         finished = time.monotonic()
-        writer.stop()
+        if writer.thread.is_alive():
+            writer.stop()
         enough_commits.set()
         await watcher
     result.seconds = finished - started
@@ -308,7 +313,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--searches", type=int, default=200, help="per client")
     parser.add_argument("--work-packages", type=int, default=2000)
-    parser.add_argument("--min-commits", type=int, default=3)
+    parser.add_argument(
+        "--min-commits", type=int, default=3, help="0: a baseline without concurrent syncs"
+    )
     parser.add_argument("--latency-ms", type=float, default=0.0, help="added by the sandbox")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
