@@ -95,12 +95,17 @@ def bearer(key: str) -> dict[str, str]:
 
 @contextmanager
 def http_server(
-    config_path: Path, *extra: str, stderr_path: Path | None = None, verbose: bool = False
+    config_path: Path,
+    *extra: str,
+    stderr_path: Path | None = None,
+    verbose: bool = False,
+    exit_codes: list[int] | None = None,
 ) -> Iterator[str]:
     """``opindex serve --transport http --port 0`` in a subprocess; yields the MCP URL.
 
     Its stderr goes to ``stderr_path`` (default: beside the config file); ``verbose``
-    runs it with ``-v`` (every logger at DEBUG)."""
+    runs it with ``-v`` (every logger at DEBUG). On exit it gets SIGTERM and 30 s to
+    stop (then SIGKILL); its exit code is appended to ``exit_codes``."""
     argv = opindex_argv(
         *(["-v"] if verbose else []),
         "serve",
@@ -135,5 +140,7 @@ def http_server(
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait(timeout=10)
+        if exit_codes is not None:
+            exit_codes.append(process.returncode)
         if process.stdout is not None:
             process.stdout.close()

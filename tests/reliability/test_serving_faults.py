@@ -1,0 +1,104 @@
+"""Faults while ``opindex serve`` (HTTP, with its background sync daemon) is serving.
+
+The daemon's sync fails or is cut short by SIGTERM; the server keeps answering from the
+last good index, says so, and shuts down cleanly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.reliability.conftest import index_snapshot, run_outcomes, write_config
+from tests.reliability.mcp_support import bearer, http_client, http_server, result_ids, structured
+from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.support.sandbox import MEMBER_KEY, running_sandbox
+
+from opindex.config import load_config
+from opindex.sync import sync_tenant, tenant_status
+
+MARKER = PROJECT_MARKERS[1]
+
+pytestmark = pytest.mark.slow
+
+
+def _wait_for_run(data_dir: Path, count: int, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if len(run_outcomes(data_dir)) >= count and run_outcomes(data_dir)[-1] != "running":
+                return
+        except Exception:  # the state database may be mid-write: look again
+            pass
+        assert time.monotonic() < deadline, "the daemon's sync did not finish"
+        time.sleep(0.2)
+
+
+async def test_a_failing_background_sync_leaves_the_server_answering_from_the_last_index(
+    corpus: dict[str, Any], tmp_path: Path
+) -> None:
+    with running_sandbox(corpus, wiki_list=True) as sandbox:
+        # Stale at once, so the daemon syncs as soon as the server starts.
+        config_path = write_config(
+            tmp_path, [("acme", sandbox, MEMBER_KEY)], max_staleness_seconds=1
+        )
+        config = load_config(config_path)
+        await sync_tenant(config.tenants[0], config.data_dir)
+        before = index_snapshot(config.data_dir)
+        await asyncio.sleep(1.1)
+        sandbox.mutate("upsert", "work_packages", {"id": 4, "subject": "Never indexed"})
+        sandbox.fault("/api/v3/work_packages/4/activities", status=500, count=1000)
+        sandbox.fault("/api/v3/work_packages", status=500, count=1000)
+        with http_server(config_path) as url:  # with the sync daemon
+            _wait_for_run(config.data_dir, 2)
+            async with http_client(url, bearer(MEMBER_KEY)) as client:
+                search = await client.call_tool(
+                    "openproject_search_work_packages", {"query": MARKER}
+                )
+                status = await client.call_tool("openproject_index_status", {})
+        sandbox.clear_faults()
+    assert run_outcomes(config.data_dir) == ["succeeded", "failed"]
+    assert index_snapshot(config.data_dir) == before
+    meta = structured(search)["meta"]
+    # The live path fails with the same 500s: the stale index answers and says so.
+    assert meta["source"] == "index" and meta["index_state"] == "stale"
+    marker_ids = {i for i in expected_all(corpus, BOB)["work_package"] if i % 4 == 0}
+    assert set(result_ids(search)) == marker_ids
+    reported = structured(status)["tenants"][0]
+    assert reported["state"] == "stale" and "500" in reported["last_error"]
+    assert reported["background_sync_seconds"] == 900
+
+
+def test_sigterm_during_a_background_sync_stops_cleanly_and_keeps_the_index(
+    corpus: dict[str, Any], tmp_path: Path
+) -> None:
+    with running_sandbox(corpus, wiki_list=True) as sandbox:
+        config_path = write_config(
+            tmp_path, [("acme", sandbox, MEMBER_KEY)], max_staleness_seconds=1
+        )
+        config = load_config(config_path)
+        asyncio.run(sync_tenant(config.tenants[0], config.data_dir))
+        before = index_snapshot(config.data_dir)
+        time.sleep(1.1)
+        sandbox.mutate("upsert", "work_packages", {"id": 4, "subject": "Never indexed"})
+        stalled = "/api/v3/work_packages/4/activities"
+        sandbox.fault(stalled, hang=120)
+        exit_codes: list[int] = []
+        with http_server(config_path, exit_codes=exit_codes):
+            deadline = time.monotonic() + 90
+            while sandbox.stats()["by_path"].get(stalled, 0) == 0:
+                assert time.monotonic() < deadline, "the daemon never reached the stall"
+                time.sleep(0.05)
+        # http_server sent SIGTERM while the sync hung: the server stopped by itself.
+        assert exit_codes == [0]
+        sandbox.clear_faults()
+    assert index_snapshot(config.data_dir) == before
+    outcomes = run_outcomes(config.data_dir)
+    assert outcomes == ["succeeded", "interrupted"]
+    status = tenant_status(config.tenants[0], config.data_dir)
+    assert status.syncing is None and status.last_error is not None
+    assert json.dumps(status.to_json())  # still a readable status
