@@ -209,3 +209,14 @@ def test_config_from_the_environment(
     code = cli.main(["search", "kubernet", "--kind", "work_packages", "--json"])
     assert code == cli.EXIT_OK
     assert json.loads(capsys.readouterr().out)["results"][0]["id"] == 12
+
+
+def test_config_from_the_working_directory(
+    tenant: SyncedTenant, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPINDEX_CONFIG", raising=False)
+    monkeypatch.chdir(tenant.config_path.parent)
+    code = cli.main(["search", "runbok", "--kind", "wiki_pages", "--json", "--limit", "1"])
+    assert code == cli.EXIT_OK
+    envelope = json.loads(capsys.readouterr().out)
+    assert [r["id"] for r in envelope["results"]] == [21]
