@@ -30,7 +30,13 @@ from mcp.client.streamable_http import streamable_http_client
 
 from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample
 from evallib.corpus_view import corpus_items, load_corpus
-from evallib.mcp_session import TenantEntry, call_search, http_server, write_config
+from evallib.mcp_session import (
+    HttpServer,
+    TenantEntry,
+    call_search,
+    http_server,
+    write_config,
+)
 from evallib.metrics import latency_summary
 from evallib.results_io import RESULTS, context, write_result
 from evallib.sandbox_proc import sandbox_process
@@ -81,29 +87,42 @@ def _client(url: str, api_key: str) -> Client:
     return Client(streamable_http_client(url, http_client=http), read_timeout_seconds=120)
 
 
-async def drive(url: str, keys: list[str], queries: list[Any], searches: int) -> dict[str, Any]:
-    """*searches* searches, the i-th by tenant i mod T; the T clients run side by side."""
+async def drive(
+    server: HttpServer, keys: list[str], queries: list[Any], searches: int
+) -> dict[str, Any]:
+    """*searches* searches spread evenly over the tenants: first one per tenant in turn
+    (every index opened), then the rest with the T clients side by side. Memory is read
+    after start-up, after the first round and at the end."""
     seconds: list[float] = []
     errors = 0
+    memory = {"start": server.memory_kib()}
+
+    async def search(client: Client, number: int) -> None:
+        nonlocal errors
+        query = queries[number % len(queries)]
+        answer = await call_search(client, query.kind, query.query)
+        seconds.append(answer.seconds)
+        errors += answer.error is not None
 
     async def tenant(position: int, client: Client) -> None:
-        nonlocal errors
-        for number in range(position, searches, len(keys)):
-            query = queries[number % len(queries)]
-            answer = await call_search(client, query.kind, query.query)
-            seconds.append(answer.seconds)
-            errors += answer.error is not None
+        for number in range(position + len(keys), searches, len(keys)):
+            await search(client, number)
 
     started = time.perf_counter()
     async with AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(_client(url, key)) for key in keys]
+        clients = [await stack.enter_async_context(_client(server.url, key)) for key in keys]
+        for position, client in enumerate(clients[:searches]):
+            await search(client, position)
+        memory["every_tenant_opened"] = server.memory_kib()
         await asyncio.gather(*(tenant(i, client) for i, client in enumerate(clients)))
+    memory["end"] = server.memory_kib()
     elapsed = time.perf_counter() - started
     return {
         "searches": searches,
         "errors": errors,
         "clients_in_parallel": len(keys),
         "run_seconds": elapsed,
+        "memory_kib": memory,
         **latency_summary(seconds),
     }
 
@@ -128,12 +147,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = write_config(workdir / "opindex.toml", workdir / "data", entries)
         with http_server(config) as server:
             time.sleep(1.0)
-            at_start = server.memory_kib()
             before = sandbox.requests()
-            searches = asyncio.run(drive(server.url, keys, sample, args.searches))
-            after = server.memory_kib()
+            searches = asyncio.run(drive(server, keys, sample, args.searches))
             requests = sandbox.requests() - before
     size = index_size(tenant)
+    at_start, after = searches["memory_kib"]["start"], searches["memory_kib"]["end"]
     peak_mib = after["VmHWM"] / 1024
     result = {
         "benchmark": "memory",

@@ -116,12 +116,14 @@ class HttpServer:
     process: subprocess.Popen[str]
 
     def memory_kib(self) -> dict[str, int]:
-        """VmRSS and VmHWM (peak resident set) of the server process, in KiB."""
+        """Resident set of the server process in KiB: VmRSS, VmHWM (peak), and VmRSS split
+        into RssAnon (heap: Python objects, Tantivy's own memory) and RssFile (mapped
+        files: index segments, shared libraries)."""
         found: dict[str, int] = {}
         status = Path(f"/proc/{self.process.pid}/status").read_text(encoding="utf-8")
         for line in status.splitlines():
             key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
+            if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
                 found[key] = int(value.split()[0])
         return found
 

@@ -355,5 +355,31 @@ def memory_section(memory: Result) -> str:
                     ]
                 ],
             ),
+            *_memory_breakdown(searches.get("memory_kib")),
         ]
     )
+
+
+def _memory_breakdown(memory: Mapping[str, Mapping[str, int]] | None) -> list[str]:
+    """Where the resident set grows: after start-up, once every tenant's index is open,
+    after all searches; heap (RssAnon) vs mapped files (RssFile)."""
+    if not memory:
+        return []
+    labels = {
+        "start": "after start-up",
+        "every_tenant_opened": "after one search per tenant",
+        "end": "after all searches",
+    }
+    rows = [
+        [labels.get(name, name), f"{m['VmRSS'] / 1024:.0f} MiB",
+         f"{m.get('RssAnon', 0) / 1024:.0f} MiB", f"{m.get('RssFile', 0) / 1024:.0f} MiB",
+         f"{m['VmHWM'] / 1024:.0f} MiB"]
+        for name, m in memory.items()
+    ]  # fmt: skip
+    return [
+        "Where the memory goes (RssAnon: heap — Python objects, caches, Tantivy's own "
+        "allocations; RssFile: mapped files — index segments and shared libraries):",
+        table(
+            ["when", "resident", "heap (RssAnon)", "mapped files (RssFile)", "peak so far"], rows
+        ),
+    ]
