@@ -9,7 +9,7 @@ from evallib.corpora import size_label
 from evallib.metrics import latency_summary
 from evallib.querygen import KnownItemQuery
 from evallib.search_paths import Answer
-from opindex.search.document import KINDS
+from opindex.search.document import KINDS, Kind
 
 Answered = Sequence[tuple[KnownItemQuery, Answer]]
 SLOWEST_SHOWN = 10
@@ -30,7 +30,7 @@ def path_figures(answers: Sequence[Answer]) -> dict[str, Any]:
 
 def cost_row(
     work_packages: int,
-    documents: Mapping[str, int],
+    documents: Mapping[Kind, int],
     corpus: str,
     index_answers: Answered,
     live_answers: Answered,

@@ -11,14 +11,8 @@ from rapidfuzz.distance import Levenshtein
 from evallib.corpus_view import TITLE_FIELD, CorpusItem
 from evallib.folding import fold
 from evallib.oracle import ExhaustiveRanker, corpus_document
-from evallib.querygen import (
-    CATEGORIES,
-    MAX_AMBIGUITY,
-    CorpusStats,
-    KnownItemQuery,
-    QueryGenerator,
-    value_words,
-)
+from evallib.query_words import MAX_AMBIGUITY, CorpusStats, value_words
+from evallib.querygen import CATEGORIES, KnownItemQuery, QueryGenerator
 from opindex.search.score import score_token
 from opindex.search.tokenize import token_texts
 
