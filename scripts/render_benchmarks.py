@@ -46,17 +46,18 @@ NOTES_CAVEAT = "_Written for an earlier run: figures quoted here may differ from
 
 @dataclass(frozen=True, slots=True)
 class Captured:
-    """A benchmark script whose printed output the page shows as is."""
+    """A section showing the printed output of benchmark runs (one or more) as is."""
 
-    name: str
     heading: str
+    names: tuple[str, ...]
 
 
 CAPTURED = (
-    Captured("scorer", "Scorer"),
-    Captured("retrieval", "Index retrieval"),
-    Captured("sync", "Sync"),
-    Captured("search", "Search"),
+    Captured("Scorer", ("scorer",)),
+    Captured("Index retrieval", ("retrieval",)),
+    Captured("Sync", ("sync",)),
+    Captured("Search", ("search",)),
+    Captured("Load", ("load", "load_baseline")),
 )
 
 
@@ -97,26 +98,35 @@ def carried_notes(old_body: str | None) -> str:
     return "\n\n".join(paragraphs)
 
 
-def captured_section(item: Captured, results: Path, old: dict[str, str]) -> str:
-    output = results / "captured" / f"{item.name}.txt"
+def captured_output(name: str, heading: str, results: Path) -> list[str]:
+    """The command line and printed output of one captured run (nothing if absent)."""
+    output = results / "captured" / f"{name}.txt"
     if not output.is_file():
-        return ""
+        return []
     meta: dict[str, Any] = {}
     meta_path = output.with_suffix(".json")
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     text = output.read_text(encoding="utf-8").strip()
-    parts = [f"## {item.heading}"]
+    parts = []
     if meta.get("command"):
         line = f"Command: {code(meta['command'])}"
         if meta.get("exit"):
             line += f" — **exited with status {meta['exit']}**; output as printed"
         parts.append(line)
     if re.search(r"(?m)^(#{2,4} |\|)", text):
-        text = re.sub(rf"(?m)^## {re.escape(item.heading)}\s*\n", "", text)
+        text = re.sub(rf"(?m)^## {re.escape(heading)}\s*\n", "", text)
         parts.append(re.sub(r"(?m)^## ", "### ", text))
     else:
         parts.append(block(text) if text else "_no output_")
+    return parts
+
+
+def captured_section(item: Captured, results: Path, old: dict[str, str]) -> str:
+    runs = [part for name in item.names for part in captured_output(name, item.heading, results)]
+    if not runs:
+        return ""
+    parts = [f"## {item.heading}", *runs]
     notes = carried_notes(old.get(item.heading))
     if notes:
         parts += [NOTES_HEADING, NOTES_CAVEAT, notes]

@@ -104,11 +104,11 @@ missed). *substring*: what OpenProject's `subject ~ text` filter does — the wh
 case-insensitive, as a substring of the title, newest first — applied to every kind.
 
 **Sockets.** The benchmarks start `opindex sandbox` and `opindex serve --transport http`
-through `scripts/evallib/nodelay_main.py`, which rebinds their listening socket with
-`IPPROTO_TCP` when it was created with protocol 0: asyncio only enables `TCP_NODELAY` on
-sockets created with that protocol, and without it every response written in two parts
-waits for the client's delayed ACK (~40 ms per request). The wrapper changes nothing
-once the servers bind their sockets that way themselves.
+through `scripts/evallib/nodelay_main.py`. A listening socket created with protocol 0 and
+without TCP_NODELAY gives connections on which every response written in two parts waits
+for the client's delayed ACK (~40 ms per request; asyncio enables TCP_NODELAY only on
+sockets created with IPPROTO_TCP); the wrapper rebinds such a socket with IPPROTO_TCP and
+changes nothing otherwise (the sandbox now sets TCP_NODELAY itself).
 """
 
 

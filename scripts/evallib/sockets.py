@@ -9,11 +9,14 @@ BindSocket = Callable[[str, int], socket.socket]
 
 
 def with_tcp_protocol(bind: BindSocket) -> BindSocket:
-    """*bind*, returning an equivalent IPPROTO_TCP socket when its own has protocol 0."""
+    """*bind*, returning an equivalent IPPROTO_TCP socket when its own has protocol 0 and
+    no TCP_NODELAY (which accepted connections would inherit)."""
 
     def bind_tcp(host: str, port: int) -> socket.socket:
         sock = bind(host, port)
-        if sock.proto == socket.IPPROTO_TCP:
+        if sock.proto == socket.IPPROTO_TCP or sock.getsockopt(
+            socket.IPPROTO_TCP, socket.TCP_NODELAY
+        ):
             return sock
         family = sock.family
         sock.close()
