@@ -12,6 +12,8 @@ from tests.service.recall_corpus import RECALL_CASES, RECALL_KEY, RecallCase, re
 from tests.service.synced_tenant import SyncedTenant, synced_tenant
 
 from opindex import cli
+from opindex.cli.search_command import BOLD, RESET, highlight
+from opindex.search.query import parse_query
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +222,14 @@ def test_config_from_the_working_directory(
     assert code == cli.EXIT_OK
     envelope = json.loads(capsys.readouterr().out)
     assert [r["id"] for r in envelope["results"]] == [21]
+
+
+def test_highlighting_only_with_color() -> None:
+    text = "Approval of Q3 budget"
+    fuzzy = parse_query("budget aproval")
+    assert highlight(text, fuzzy, color=False) == text
+    assert highlight(text, fuzzy, color=True) == (
+        f"{BOLD}Approval{RESET} of Q3 {BOLD}budget{RESET}"
+    )
+    exact = parse_query("of q3", "exact")
+    assert highlight(text, exact, color=True) == f"Approval {BOLD}of Q3{RESET} budget"
