@@ -7,7 +7,7 @@ from values of any JSON type (wrong types, out-of-range numbers, unknown names).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from hypothesis import strategies as st
 
@@ -43,6 +43,8 @@ NASTY_STRINGS = st.sampled_from(
         "\ufeff" * 10,
     ]
 )
+SURROGATES: tuple[Literal["Cs"]] = ("Cs",)
+"""Lone surrogates cannot be encoded as JSON text, so no client can send them."""
 HUGE_STRINGS = st.sampled_from(["q" * 1001, "a b " * 600, "😀" * 1001, "x" * 100_000])
 
 
@@ -51,7 +53,7 @@ def hostile_text(max_size: int = 200) -> st.SearchStrategy[str]:
     return st.one_of(
         NASTY_STRINGS,
         st.text(alphabet=NASTY_CHARACTERS, max_size=max_size),
-        st.text(alphabet=st.characters(exclude_categories=("Cs",)), max_size=max_size),
+        st.text(alphabet=st.characters(exclude_categories=SURROGATES), max_size=max_size),
     )
 
 

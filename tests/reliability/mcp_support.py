@@ -32,7 +32,8 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     """The structured content of a successful result (fails the test otherwise)."""
     assert not result.is_error, result_text(result)
     assert result.structured_content is not None
-    return result.structured_content
+    content: dict[str, Any] = result.structured_content
+    return content
 
 
 def error_message(result: CallToolResult) -> str:

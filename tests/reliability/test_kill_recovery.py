@@ -39,7 +39,7 @@ from opindex.sync import index_directory
 STALLED = "/api/v3/work_packages/5/activities"
 """Work package 5 is changed before the victim runs, so it is read last (newest)."""
 
-SWEEP_EVERY_RUN = {"deletion_sweep_interval_seconds": 1}
+SWEEP_EVERY_RUN: dict[str, Any] = {"deletion_sweep_interval_seconds": 1}
 """Deletions are reconciled by a periodic sweep; here every run sweeps."""
 
 pytestmark = pytest.mark.slow

@@ -162,12 +162,12 @@ async def test_http_server_at_debug_level_never_logs_tenant_or_caller_keys(
                 sandbox.clear_faults()
                 assert failing.is_error
                 texts.append(result_text(failing))
-                for tool, arguments in (
+                for tool, call_arguments in (
                     ("openproject_get_work_package", {"id": 999}),
                     ("openproject_list_work_packages", {}),
                     ("openproject_index_status", {}),
                 ):
-                    texts.append(result_text(await client.call_tool(tool, arguments)))
+                    texts.append(result_text(await client.call_tool(tool, call_arguments)))
     logged = stderr_path.read_text(encoding="utf-8")
     assert "DEBUG" in logged
     for key in (TENANT_KEY, CALLER_KEY, "caller-unknown-Pw7cX2"):
