@@ -53,12 +53,23 @@ class VocabularyWriter:
         data = "".join(term + "\n" for term in self._pending).encode("utf-8")
         try:
             with open(self._file, "ab") as handle:
+                if _ends_mid_line(self._file):
+                    data = b"\n" + data  # an append torn by a crash: never glue onto it
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:
             raise IndexUnavailableError(f"cannot write {self._file}: {exc}") from exc
         self._pending.clear()
+
+
+def _ends_mid_line(path: Path) -> bool:
+    """True when the file's last byte is not a newline (the tail of a torn append)."""
+    with open(path, "rb") as handle:
+        if handle.seek(0, os.SEEK_END) == 0:
+            return False
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) != b"\n"
 
 
 class VocabularyReader:
