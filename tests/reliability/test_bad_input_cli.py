@@ -10,12 +10,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import opindex_argv, run_opindex, subprocess_env
+from tests.reliability.conftest import opindex_argv, run_opindex, subprocess_env, write_config
 from tests.reliability.reliability_corpus import reliability_corpus
+from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex import cli
 
@@ -254,3 +256,46 @@ def test_a_world_readable_configuration_holding_a_key_warns(tmp_path: Path) -> N
     )
     assert no_inline.returncode == cli.EXIT_OK and "readable" not in no_inline.stderr
     assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+@pytest.fixture(scope="module")
+def synced_config(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    directory = tmp_path_factory.mktemp("search-cli")
+    with running_sandbox(reliability_corpus(8), wiki_list=True) as sandbox:
+        path = write_config(directory, [("acme", sandbox, MEMBER_KEY)])
+        assert cli.main(["sync", "--config", str(path), "--quiet"]) == cli.EXIT_OK
+        yield path
+
+
+@pytest.mark.parametrize(
+    ("arguments", "fragment"),
+    [
+        (["q" * 1001], "longer than 1000"),
+        (["--limit", "0", "x"], "--limit"),
+        (["--limit", "101", "x"], "--limit"),
+        (["--limit", "99999999999999999999", "x"], "--limit"),
+        (["--project", "-1", "x"], "--project"),
+        (["--tenant", "../etc", "x"], "unknown tenant"),
+    ],
+)
+def test_search_command_refuses_bad_arguments_in_one_line(
+    synced_config: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], fragment: str
+) -> None:
+    argv = ["search", "--config", str(synced_config), "--kind", "work_packages", *arguments]
+    try:
+        code = cli.main(argv)
+    except SystemExit as exited:  # argparse refuses malformed options itself
+        code = int(exited.code or 0)
+    assert code == cli.EXIT_USAGE
+    _, err = capsys.readouterr()
+    assert fragment in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("query", ["a\x01b", "((((", ".*", "\u202eevil", "😀", "", "%_%"])
+def test_search_command_answers_hostile_queries(
+    synced_config: Path, capsys: pytest.CaptureFixture[str], query: str
+) -> None:
+    argv = ["search", "--config", str(synced_config), "--kind", "work_packages", "--", query]
+    assert cli.main(argv) == cli.EXIT_OK
+    out, err = capsys.readouterr()
+    assert out.strip() and "Traceback" not in err
