@@ -55,10 +55,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--query-seed", type=int, default=1)
     parser.add_argument("--per-category", type=int, default=40, metavar="N")
     parser.add_argument(
-        "--live-concurrency",
+        "--live-per-category",
         type=int,
-        default=1,
-        help="live searches in flight; 1 measures both paths' cost side by side, 0: no live",
+        default=None,
+        metavar="N",
+        help="live path on the first N queries of each category only (default all; 0: none)",
     )
     parser.add_argument(
         "--latency-ms", type=float, default=20.0, help="added by the sandbox to every request"
@@ -97,60 +98,52 @@ def indexed_documents(tenant: TenantData) -> dict[tuple[str, int], SearchDocumen
     return documents
 
 
+def live_subset(queries: list[KnownItemQuery], per_category: int | None) -> set[str]:
+    """Ids of the queries the live path answers: the first *per_category* of each category
+    (all when None)."""
+    taken: dict[str, int] = {}
+    chosen = set()
+    for query in queries:
+        if per_category is None or taken.get(query.category, 0) < per_category:
+            taken[query.category] = taken.get(query.category, 0) + 1
+            chosen.add(query.qid)
+    return chosen
+
+
 async def answer_all(
     queries: list[KnownItemQuery],
     paths: ServicePaths,
     baseline: SubstringBaseline,
-    live_concurrency: int,
+    live_qids: set[str],
 ) -> tuple[list[Outcome], dict[str, dict[str, Answer]], dict[str, Any]]:
-    """Every query on every path; returns outcomes, answers by path, live run figures.
-
-    With *live_concurrency* 1 each query goes to the index path, the live path and the
-    baseline in turn (after a short warm-up), so both paths' latency and API requests
-    per search are measured side by side. With more, the live path runs that many
-    searches at a time after the others (faster; its latency is then not a figure);
-    with 0 it is skipped.
-    """
+    """Every query on the index path and the baseline, those in *live_qids* on the live
+    path too, in turn query by query (after a short warm-up), so both paths' latency and
+    API requests per search are measured side by side. Returns outcomes, answers by path
+    and figures of the run."""
     outcomes: list[Outcome] = []
     answers: dict[str, dict[str, Answer]] = {name: {} for name in PATHS}
-    sequential = live_concurrency == 1
     for query in queries[:WARM_UP]:  # open the index, detect capabilities, warm caches
         await paths.search(query, "index")
-        if sequential:
+        if live_qids:
             await paths.search(query, "live")
     started = time.perf_counter()
     for number, query in enumerate(queries, start=1):
         chosen = [("index", await paths.search(query, "index"))]
-        if sequential:
+        if query.qid in live_qids:
             chosen.append(("live", await paths.search(query, "live")))
         chosen.append(("substring", substring_answer(baseline, query)))
         for name, answer in chosen:
             answers[name][query.qid] = answer
             outcomes.append(_outcome(query, name, answer))
-        if sequential and number % 50 == 0:
+        if number % 50 == 0:
             elapsed = time.perf_counter() - started
             print(f"  {number}/{len(queries)} queries, {elapsed:.0f} s", file=sys.stderr)
-    live: dict[str, Any] = {"concurrency": live_concurrency}
-    if live_concurrency > 1:
-        counter, paths.request_counter = paths.request_counter, None
-        before = counter() if counter is not None else None
-        gate = asyncio.Semaphore(live_concurrency)
-
-        async def one(query: KnownItemQuery) -> Answer:
-            async with gate:
-                return await paths.search(query, "live")
-
-        results = await asyncio.gather(*(one(query) for query in queries))
-        for query, answer in zip(queries, results, strict=True):
-            answers["live"][query.qid] = answer
-            outcomes.append(_outcome(query, "live", answer))
-        if counter is not None and before is not None:
-            live["requests_mean"] = (counter() - before) / len(queries)
-        paths.request_counter = counter
-    elif sequential:
-        counted = [a.requests for a in answers["live"].values() if a.requests is not None]
-        live["requests_mean"] = sum(counted) / len(counted) if counted else None
-    live["run_seconds"] = time.perf_counter() - started
+    counted = [a.requests for a in answers["live"].values() if a.requests is not None]
+    live = {
+        "queries": len(answers["live"]),
+        "requests_mean": sum(counted) / len(counted) if counted else None,
+        "run_seconds": time.perf_counter() - started,
+    }
     return outcomes, answers, live
 
 
@@ -312,21 +305,20 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
         config = bench_config(tenant.data_dir, tenant.tenant, sandbox.base_url)
         paths = ServicePaths(config, tenant.tenant, sandbox.requests)
         try:
-            outcomes, answers, live = await answer_all(
-                queries, paths, baseline, args.live_concurrency
-            )
+            live_qids = live_subset(queries, args.live_per_category)
+            outcomes, answers, live = await answer_all(queries, paths, baseline, live_qids)
         finally:
             await paths.aclose()
     counts = {kind: sum(1 for i in items if i.kind == kind) for kind in KINDS}
     by_id = {q.qid: q for q in queries}
     row = None
-    if args.live_concurrency == 1:
+    if answers["live"]:
         row = cost_row(
             args.work_packages if args.corpus is None else counts["work_package"],
             counts,
             corpus.name,
             [(q, answers["index"][q.qid]) for q in queries],
-            [(q, answers["live"][q.qid]) for q in queries],
+            [(q, answers["live"][q.qid]) for q in queries if q.qid in answers["live"]],
             source="eval_recall",
         )
     profile = None

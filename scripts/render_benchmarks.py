@@ -111,6 +111,8 @@ def captured_output(name: str, heading: str, results: Path) -> list[str]:
     parts = []
     if meta.get("command"):
         line = f"Command: {code(meta['command'])}"
+        if meta.get("at"):
+            line += f" (run {meta['at']}, commit {meta.get('git', '?')})"
         if meta.get("exit"):
             line += f" — **exited with status {meta['exit']}**; output as printed"
         parts.append(line)
@@ -192,7 +194,7 @@ def render(results_dir: Path, page_path: Path) -> str:
     for item in CAPTURED:
         parts.append(captured_section(item, results_dir, old))
     generated = {line.removeprefix("## ") for part in parts for line in part.splitlines()}
-    generated |= {item.heading for item in CAPTURED} | {METHOD_HEADING}
+    generated.add(METHOD_HEADING)
     for heading, body in old.items():  # sections this script does not make: kept as they are
         if heading not in generated:
             parts.append(f"## {heading}\n{body.rstrip()}")

@@ -40,8 +40,23 @@ def _recall_result() -> dict[str, Any]:
         "queries_file": "q.json",
         "paths": ["index", "live"],
         "summary": summary,
-        "cost": {"index": {"p50_ms": 3.0, "p95_ms": 9.0, "requests_mean": 0, "requests_max": 0}},
-        "live_run": {"requests_mean": 40.5, "concurrency": 4},
+        "cost": {
+            "index": {
+                "queries": 3,
+                "p50_ms": 3.0,
+                "p95_ms": 9.0,
+                "requests_mean": 0,
+                "requests_max": 0,
+            },
+            "live": {
+                "queries": 2,
+                "p50_ms": 900.0,
+                "p95_ms": 1500.0,
+                "requests_mean": 40.5,
+                "requests_max": 61,
+            },
+        },
+        "live_run": {"queries": 2, "requests_mean": 40.5},
         "oracle": {
             "queries": 3,
             "identical_top10": 3,
@@ -88,6 +103,10 @@ def test_render_builds_the_page_and_keeps_what_it_does_not_make(tmp_path: Path) 
     assert "Recall (known-item queries)" in sections
     assert "0.50 / 1.00 / 0.75" in sections["Recall (known-item queries)"]  # deep_only index
     assert "`sorrel kafka`" in sections["Recall (known-item queries)"]
+    assert (
+        "| live | 2 | 900 ms | 1,500 ms | 40.50 | 61 |" in sections["Recall (known-item queries)"]
+    )
+    assert "answered 2 of the queries" in sections["Recall (known-item queries)"]
     assert "**met**" in sections["Goals"]  # recall@10 1.00 >= 0.97, oracle 100 %
     scorer = sections["Scorer"]
     assert "1  budgt  20" in scorer and "old figures" not in scorer
