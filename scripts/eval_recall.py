@@ -86,6 +86,14 @@ def _outcome(query: KnownItemQuery, path: str, answer: Answer) -> Outcome:
     )
 
 
+def repository_path(path: Path) -> str:
+    """*path* relative to the repository when inside it (as the page shows it)."""
+    try:
+        return str(path.resolve().relative_to(RESULTS.parent))
+    except ValueError:
+        return str(path)
+
+
 def indexed_documents(tenant: TenantData) -> dict[tuple[str, int], SearchDocument]:
     """Every document the tenant's index holds, by (kind, id)."""
     documents: dict[tuple[str, int], SearchDocument] = {}
@@ -347,7 +355,7 @@ async def run(args: argparse.Namespace, prepared: Prepared) -> dict[str, Any]:
         "benchmark": "recall",
         **context(),
         "corpus": {"file": corpus.name, "sha256": file_hash(corpus), "counts": counts},
-        "queries_file": str(prepared.query_file),
+        "queries_file": repository_path(prepared.query_file),
         "tenant_sync": tenant.sync,
         "paths": [p for p in PATHS if p in summary],
         "summary": {

@@ -92,6 +92,7 @@ def carried_notes(old_body: str | None) -> str:
             not stripped
             or stripped == NOTES_CAVEAT
             or stripped.startswith(("Command:", "|", "#", "```", "!["))
+            or stripped.endswith(":")  # it introduced a table or an output block
         ):
             continue
         paragraphs.append(stripped)

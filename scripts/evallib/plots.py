@@ -10,7 +10,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FuncFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator
 
 PATH_COLOURS = {"index": "#1f6fb4", "live": "#e07b22", "substring": "#8c8c8c"}
 PATH_LABELS = {
@@ -50,7 +50,15 @@ def plot_recall(
     axes.set_ylabel("recall@10")
     axes.set_title(title, fontsize=11)
     axes.axhline(0.97, color="#1f6fb4", linestyle=":", linewidth=1)
-    axes.text(len(categories) - 0.5, 0.975, "target 0.97", color="#1f6fb4", fontsize=8, ha="right")
+    axes.text(
+        len(categories) - 0.5,
+        0.96,
+        "target 0.97",
+        color="#1f6fb4",
+        fontsize=8,
+        ha="right",
+        va="top",
+    )
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=9, frameon=False)
     axes.grid(axis="y", alpha=0.3)
     figure.tight_layout()
@@ -88,7 +96,9 @@ def plot_latency(sizes: Sequence[Mapping[str, Any]], out: Path, *, title: str) -
                     )
     axes.set_xscale("log")
     axes.set_yscale("log")
+    axes.set_xlim(min(documents) / 1.4, max(documents) * 1.6)
     axes.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v / 1000:g}k"))
+    axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
     axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     axes.set_xlabel("documents in the tenant (work packages + wiki pages + meetings)")
     axes.set_ylabel("latency per search (ms, log scale)")
