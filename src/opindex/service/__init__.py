@@ -3,7 +3,7 @@
 ``Service`` is what the MCP server and the CLI call; see ``opindex.service.facade``.
 """
 
-from opindex.service.facade import CALLER_TENANT, Service, run_service
+from opindex.service.facade import CALLER_TENANT, Service
 from opindex.service.routing import Clock, Freshness, system_clock
 
-__all__ = ["CALLER_TENANT", "Clock", "Freshness", "Service", "run_service", "system_clock"]
+__all__ = ["CALLER_TENANT", "Clock", "Freshness", "Service", "system_clock"]

@@ -7,10 +7,9 @@ pydantic envelope from ``opindex.envelope`` that says where it came from.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
-from typing import Self, TypeVar
+from typing import Self
 
 import httpx
 
@@ -45,8 +44,6 @@ CALLER_TENANT = "(caller credential)"
 """``meta.tenant`` of a live search made with a caller's own credential (never a valid
 tenant name, so it cannot be mistaken for one)."""
 
-T = TypeVar("T")
-
 
 class Service:
     """Search and reads for the tenants of one configuration.
@@ -54,6 +51,20 @@ class Service:
     Build it with :meth:`from_config`; use it as ``async with`` or call :meth:`aclose`.
     Methods taking ``tenant`` accept None when exactly one tenant is configured; an
     unknown tenant raises ``InvalidArgumentError``. Errors are ``OpindexError``s.
+
+    Calls:
+
+    - ``await search(request, tenant=)`` → ``SearchResponse`` (index or live, see there)
+    - ``await search_with_credential(request, credential, base_url=)`` → live only
+    - ``await get_record(tenant, kind, id)`` → ``RecordResponse``
+    - ``await list_activities(tenant, work_package_id, query, match_mode)``
+    - ``await list_work_packages(tenant, subject=, project_id=, status=, ...)``
+    - ``status(tenant)`` → ``list[TenantStatus]``; ``tenant_for_credential(key)``
+
+    Per tenant it keeps one API client, one index reader and one state connection, opened
+    on first use. Index searches run in a worker thread (Tantivy and the scorer), so the
+    event loop stays free; analysed records are shared across searches through one
+    ``AnalysisCache`` (about 30 MB at most).
     """
 
     def __init__(
@@ -319,9 +330,3 @@ def _read_meta(
         age_seconds=freshness.age_seconds,
         notes=notes or [],
     )
-
-
-async def run_service(config: Config, call: Callable[[Service], Awaitable[T]]) -> T:
-    """Run *call* with a service for *config* and close it afterwards (CLI helper)."""
-    async with Service.from_config(config) as service:
-        return await call(service)
