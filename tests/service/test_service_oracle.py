@@ -65,6 +65,8 @@ def test_small_tenant_agrees_with_the_oracle(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+# Reproduced by scripts/eval_recall.py (oracle agreement at 10k).
+@pytest.mark.covered_by_benchmark
 def test_index_top10_equals_exhaustive_rerank_on_10k_documents(tmp_path: Path) -> None:
     index, records = _indexed(tmp_path, 9_200)
     assert len(records) >= 10_000

@@ -16,6 +16,8 @@ WORK_PACKAGES = 9174  # + 458 wiki pages + 366 meetings = 9,998 documents
 
 
 @pytest.mark.slow
+# Reproduced by scripts/bench_sync.py (incremental request count at 10k).
+@pytest.mark.covered_by_benchmark
 async def test_unchanged_10k_tenant_costs_at_most_10_requests(tmp_path: Path, clock: Clock) -> None:
     corpus_path = tmp_path / "corpus.json"
     write_corpus(generate_corpus(CorpusSize.proportional(WORK_PACKAGES), seed=1), corpus_path)
