@@ -59,7 +59,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         type=int,
         default=None,
         metavar="N",
-        help="live path on the first N queries of each category only (default all; 0: none)",
+        help="live path on N queries of each category only, evenly spread (default all; 0: none)",
     )
     parser.add_argument(
         "--latency-ms", type=float, default=20.0, help="added by the sandbox to every request"
@@ -107,14 +107,18 @@ def indexed_documents(tenant: TenantData) -> dict[tuple[str, int], SearchDocumen
 
 
 def live_subset(queries: list[KnownItemQuery], per_category: int | None) -> set[str]:
-    """Ids of the queries the live path answers: the first *per_category* of each category
-    (all when None)."""
-    taken: dict[str, int] = {}
-    chosen = set()
+    """Ids of the queries the live path answers: *per_category* of each category, evenly
+    spaced through it so every kind keeps its share (all when None)."""
+    by_category: dict[str, list[str]] = {}
     for query in queries:
-        if per_category is None or taken.get(query.category, 0) < per_category:
-            taken[query.category] = taken.get(query.category, 0) + 1
-            chosen.add(query.qid)
+        by_category.setdefault(query.category, []).append(query.qid)
+    chosen: set[str] = set()
+    for qids in by_category.values():
+        if per_category is None or per_category >= len(qids):
+            chosen.update(qids)
+        elif per_category > 0:
+            step = len(qids) / per_category
+            chosen.update(qids[int(i * step)] for i in range(per_category))
     return chosen
 
 

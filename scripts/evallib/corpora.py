@@ -83,12 +83,26 @@ def ensure_queries(
     return path, queries
 
 
+def _kinds_interleaved(queries: list[KnownItemQuery]) -> list[KnownItemQuery]:
+    """*queries* (one category) reordered to alternate kinds, each kind in file order."""
+    lanes: dict[str, list[KnownItemQuery]] = {}
+    for query in queries:
+        lanes.setdefault(query.kind, []).append(query)
+    ordered: list[KnownItemQuery] = []
+    depth = 0
+    while len(ordered) < len(queries):
+        ordered += [lane[depth] for lane in lanes.values() if depth < len(lane)]
+        depth += 1
+    return ordered
+
+
 def mixed_sample(queries: list[KnownItemQuery], count: int) -> list[KnownItemQuery]:
-    """*count* queries taken round-robin across categories (deterministic, file order)."""
+    """*count* queries taken round-robin across categories, and within a category across
+    kinds, so any prefix of the sample is mixed too (deterministic)."""
     by_category: dict[str, list[KnownItemQuery]] = {}
     for query in queries:
         by_category.setdefault(query.category, []).append(query)
-    lanes = list(by_category.values())
+    lanes = [_kinds_interleaved(lane) for lane in by_category.values()]
     sample: list[KnownItemQuery] = []
     position = 0
     while len(sample) < count and any(position < len(lane) for lane in lanes):

@@ -71,3 +71,22 @@ def test_nearest_rank_percentile() -> None:
     assert percentile(values, 0.95) == 95.0
     assert percentile([3.0], 0.95) == 3.0
     assert math.isnan(percentile([], 0.5))
+
+
+def test_mixed_sample_alternates_categories_and_kinds() -> None:
+    from evallib.corpora import mixed_sample
+    from evallib.querygen import KnownItemQuery
+
+    queries = [
+        KnownItemQuery(f"{c}-{i}", c, k, "q", 1)  # type: ignore[arg-type]
+        for c in ("title", "typo")
+        for i, k in enumerate(["work_package"] * 3 + ["meeting"] * 2)
+    ]
+    sample = mixed_sample(queries, 4)
+    assert [(q.category, q.kind) for q in sample] == [
+        ("title", "work_package"),
+        ("typo", "work_package"),
+        ("title", "meeting"),
+        ("typo", "meeting"),
+    ]
+    assert len(mixed_sample(queries, 100)) == len(queries)
