@@ -13,6 +13,7 @@ page that no benchmark here produces are kept as they are.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import re
 import sys
@@ -99,6 +100,19 @@ def carried_notes(old_body: str | None) -> str:
     return "\n\n".join(paragraphs)
 
 
+def script_summary(command: str) -> str:
+    """The first paragraph of the docstring of the script a command runs ("" if none)."""
+    script = next((part for part in command.split() if part.endswith(".py")), None)
+    if script is None or not Path(script).is_file():
+        return ""
+    try:
+        docstring = ast.get_docstring(ast.parse(Path(script).read_text(encoding="utf-8")))
+    except SyntaxError:
+        return ""
+    paragraph = (docstring or "").split("\n\n")[0]
+    return " ".join(paragraph.split())
+
+
 def captured_output(name: str, heading: str, results: Path) -> list[str]:
     """The command line and printed output of one captured run (nothing if absent)."""
     output = results / "captured" / f"{name}.txt"
@@ -108,8 +122,11 @@ def captured_output(name: str, heading: str, results: Path) -> list[str]:
     meta_path = output.with_suffix(".json")
     if meta_path.is_file():
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    text = output.read_text(encoding="utf-8").strip()
+    text = output.read_text(encoding="utf-8").rstrip().lstrip("\n")
     parts = []
+    summary = script_summary(str(meta.get("command", "")))
+    if summary:
+        parts.append(summary)
     if meta.get("command"):
         line = f"Command: {code(meta['command'])}"
         if meta.get("at"):
