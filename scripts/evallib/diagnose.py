@@ -67,9 +67,17 @@ def explain_miss(
             )
         else:
             ties = _tied(oracle, query, score)
-            entry["reason"] = f"outranked: {oracle_rank - 1} records score at least {score:.2f}" + (
-                f" ({ties} tie with it, ordered by id)" if ties else ""
-            )
+            reason = f"outranked: {oracle_rank - 1} records rank above it (its score {score:.2f}"
+            reason += f"; {ties} others have exactly that score, ties go by id)" if ties else ")"
+            reason += _weight_note(query, answer, documents, fields)
+            split = split_across_fields(document, query.query)
+            if split:
+                reason += (
+                    f"; its words are split across fields ({split}), and a record scores by "
+                    "its best single field, so records with fewer of the words in a heavier "
+                    "field score higher"
+                )
+            entry["reason"] = reason
     elif answer.relaxed:
         entry["reason"] = (
             f"relaxed to {answer.effective_query!r}, which no longer singles the record out"
@@ -81,6 +89,29 @@ def explain_miss(
             else "no field matches any query word"
         )
     return entry
+
+
+def _weight_note(
+    query: KnownItemQuery,
+    answer: Answer,
+    documents: Mapping[tuple[str, int], SearchDocument],
+    fields: list[dict[str, Any]],
+) -> str:
+    """Why a better match lost: its best field weighs less than the first result's."""
+    first = documents.get((query.kind, answer.ids[0])) if answer.ids else None
+    if first is None or not fields:
+        return ""
+    _, first_fields = expected_score(first, query.query)
+    if not first_fields:
+        return ""
+    mine, theirs = fields[0], first_fields[0]
+    if mine["field"] == theirs["field"] or mine["score"] <= theirs["score"]:
+        return ""
+    return (
+        f"; it matches better in {mine['field']} (field score {mine['score']:.2f}) than the "
+        f"first result in {theirs['field']} ({theirs['score']:.2f}), but {mine['field']} "
+        "weighs less, so the lighter field loses"
+    )
 
 
 def split_across_fields(document: SearchDocument, query: str) -> str:

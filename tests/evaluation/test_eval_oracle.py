@@ -84,3 +84,38 @@ def test_split_across_fields_names_the_fields_that_share_the_words() -> None:
     )
     assert split_across_fields(document, "export job") == ""  # one field has every word
     assert split_across_fields(document, "lemur grafana") == ""  # not covered at all
+
+
+def test_a_miss_outranked_by_heavier_fields_is_explained(small_items: list[CorpusItem]) -> None:
+    from evallib.diagnose import explain_miss
+    from evallib.querygen import KnownItemQuery
+    from evallib.search_paths import Answer
+    from opindex.search.document import FieldValue, SearchDocument
+
+    documents = {
+        ("work_package", 1): SearchDocument(
+            "work_package",
+            1,
+            {
+                "subject": (FieldValue("Renew TLS certificate"),),
+                "description": (FieldValue("The tundra mail relay is late."),),
+            },
+        ),
+        **{
+            ("work_package", i): SearchDocument(
+                "work_package", i, {"subject": (FieldValue(f"Upgrade the mail relay {i}"),)}
+            )
+            for i in range(2, 14)
+        },
+    }
+    ranker = ExhaustiveRanker(documents.values())
+    query = KnownItemQuery("c-1", "closed_work_package", "work_package", "tundra mail relay", 1)
+    found = ranker.rank("work_package", query.query)
+    entry = explain_miss(query, Answer(ids=tuple(found)), ranker, documents)
+    assert 1 not in found
+    assert entry["reason"].startswith("outranked: 12 records rank above it")
+    assert (
+        "it matches better in description (field score 1.00) than the first result in "
+        "subject (0.38)" in entry["reason"]
+    )
+    assert entry["expected_title"] == "Renew TLS certificate"
