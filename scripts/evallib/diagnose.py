@@ -82,6 +82,12 @@ def explain_miss(
         entry["reason"] = (
             f"relaxed to {answer.effective_query!r}, which no longer singles the record out"
         )
+        missing = unmatched_terms(document, query.query)
+        if missing:
+            entry["reason"] += (
+                f"; as written the query fell below the gate because no word of the record "
+                f"matches {', '.join(map(repr, missing))}"
+            )
     else:
         entry["reason"] = (
             f"below the gate: best field score {best_field:.2f} < {DEFAULT_MIN_SCORE}"
@@ -112,6 +118,16 @@ def _weight_note(
         f"first result in {theirs['field']} ({theirs['score']:.2f}), but {mine['field']} "
         "weighs less, so the lighter field loses"
     )
+
+
+def unmatched_terms(document: SearchDocument, query: str) -> list[str]:
+    """The query's terms that score on no token of any field of *document*."""
+    tokens = {t for values in document.fields.values() for v in values for t in token_texts(v.text)}
+    return [
+        term.alternatives[0].token
+        for term in parse_query(query).terms
+        if not any(alternative_score(a, t) > 0 for a in term.alternatives for t in tokens)
+    ]
 
 
 def split_across_fields(document: SearchDocument, query: str) -> str:

@@ -119,3 +119,14 @@ def test_a_miss_outranked_by_heavier_fields_is_explained(small_items: list[Corpu
         "subject (0.38)" in entry["reason"]
     )
     assert entry["expected_title"] == "Renew TLS certificate"
+
+
+def test_unmatched_terms_name_the_words_the_record_lacks() -> None:
+    from evallib.diagnose import unmatched_terms
+    from opindex.search.document import FieldValue, SearchDocument
+
+    document = SearchDocument(
+        "work_package", 1, {"description": (FieldValue("Inês saw a heron at the lake."),)}
+    )
+    assert unmatched_terms(document, "Inês herno") == ["herno"]  # a swap is two edits
+    assert unmatched_terms(document, "ines heron") == []
