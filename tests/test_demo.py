@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import select
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx2
@@ -15,6 +13,7 @@ import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from tests.mcp.mcp_site import subprocess_env
+from tests.support.output_lines import OutputLines
 
 from opindex.cli import main
 from opindex.demo import TOUR
@@ -50,8 +49,10 @@ def test_demo_tour_prints_ranked_results_for_every_step(
 @pytest.mark.slow
 async def test_demo_serve_prints_a_client_configuration_that_works() -> None:
     process = start_demo("--serve")
+    assert process.stdout is not None
+    output_lines = OutputLines(process.stdout)
     try:
-        output = read_until(process, READY_LINE, timeout=180)
+        output = output_lines.until(lambda line: READY_LINE in line, timeout=180)
         assert "✗" not in output
         configuration = json.loads(
             output.split("(the key is the sandbox's demo key):")[1].split("\n\nor,")[0]
@@ -69,8 +70,8 @@ async def test_demo_serve_prints_a_client_configuration_that_works() -> None:
         assert answer.structured_content is not None
         assert answer.structured_content["results"][0]["id"] == 501
         process.send_signal(signal.SIGTERM)
-        remaining, _ = process.communicate(timeout=60)
-        assert process.returncode == 0
+        remaining = output_lines.rest(timeout=60)
+        assert process.wait(timeout=60) == 0
         assert "MCP server stopped." in remaining
     finally:
         if process.poll() is None:
@@ -88,18 +89,3 @@ def start_demo(*args: str) -> subprocess.Popen[str]:
         text=True,
         env=subprocess_env(),
     )
-
-
-def read_until(process: subprocess.Popen[str], marker: str, *, timeout: float) -> str:
-    """Read the process's stdout line by line until ``marker`` (fails on timeout or exit)."""
-    assert process.stdout is not None
-    deadline = time.monotonic() + timeout
-    lines: list[str] = []
-    while not lines or marker not in lines[-1]:
-        remaining = deadline - time.monotonic()
-        assert remaining > 0, "".join(lines)
-        ready, _, _ = select.select([process.stdout], [], [], remaining)
-        line = process.stdout.readline() if ready else ""
-        assert line, f"the demo ended early: {''.join(lines)}"
-        lines.append(line)
-    return "".join(lines)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import select
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from tests.mcp.mcp_site import (
     subprocess_env,
     write_config,
 )
+from tests.support.output_lines import OutputLines
 
 from opindex.mcp.tools import TOOL_NAMES
 
@@ -176,27 +176,25 @@ def test_stdout_carries_nothing_but_protocol(site: Site, tmp_path: Path) -> None
             "params": {"name": "openproject_index_status", "arguments": {}},
         },
     ]
-    process = subprocess.Popen(
-        opindex_argv("--verbose", "serve", "--config", str(config_path)),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=subprocess_env(),
-    )
+    stderr_path = tmp_path / "stderr.txt"
+    with stderr_path.open("w", encoding="utf-8") as stderr_file:
+        process = subprocess.Popen(
+            opindex_argv("--verbose", "serve", "--config", str(config_path)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr_file,
+            text=True,
+            env=subprocess_env(),
+        )
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write("".join(json.dumps(message) + "\n" for message in messages))
     process.stdin.flush()
-    lines = []
-    while not any('"id":3' in line.replace(" ", "") for line in lines):
-        ready, _, _ = select.select([process.stdout], [], [], 120)
-        assert ready, f"no reply within 120 s; got {lines}"
-        line = process.stdout.readline()
-        assert line, f"stdout closed early; got {lines}"
-        lines.append(line)
-    stdout_rest, stderr = process.communicate(timeout=60)
-    assert process.returncode == 0, stderr
-    lines += stdout_rest.splitlines()
+    output = OutputLines(process.stdout)
+    output.until(lambda line: '"id":3' in line.replace(" ", ""), timeout=120)
+    process.stdin.close()
+    lines = output.rest(timeout=60).splitlines()
+    assert process.wait(timeout=60) == 0
+    stderr = stderr_path.read_text(encoding="utf-8")
     replies = [json.loads(line) for line in lines if line.strip()]
     assert all(reply.get("jsonrpc") == "2.0" for reply in replies), lines
     assert sorted(reply["id"] for reply in replies if "id" in reply) == [1, 2, 3]
