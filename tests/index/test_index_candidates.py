@@ -200,3 +200,32 @@ def test_missing_vocabulary_file_is_unavailable(index_root: Path) -> None:
     (index.directory.generation_path(index.generation) / "vocabulary.txt").unlink()
     with pytest.raises(IndexUnavailableError, match="vocabulary"):
         TenantIndex(index_root).count("work_package")
+
+
+def test_missing_vocabulary_check_is_unavailable(index: TenantIndex) -> None:
+    index.upsert([work_package(1, "zebrafish")])
+    index.commit()
+    (index.directory.generation_path(index.generation) / "vocabulary.check").unlink()
+    with pytest.raises(IndexUnavailableError, match=r"vocabulary\.check is missing"):
+        TenantIndex(index.directory).vocabulary()
+
+
+def test_a_vocabulary_that_shrinks_while_in_use_is_unavailable(index: TenantIndex) -> None:
+    reader = TenantIndex(index.directory)
+    index.upsert([work_package(1, "zebrafish")])
+    index.commit()
+    assert reader.vocabulary().find("ebrafi") == ["zebrafish"]
+    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
+    path.write_bytes(path.read_bytes()[:3])
+    with pytest.raises(IndexUnavailableError, match="shrank"):
+        reader.vocabulary()
+
+
+def test_the_writer_refuses_to_extend_a_truncated_vocabulary(index: TenantIndex) -> None:
+    index.upsert([work_package(1, "zebrafish")])
+    index.commit()
+    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
+    path.write_bytes(b"")
+    writer = TenantIndex(index.directory)
+    with pytest.raises(IndexUnavailableError, match="truncated"):
+        writer.upsert([work_package(2, "narwhal")])  # extending it would hide the loss

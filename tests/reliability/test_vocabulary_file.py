@@ -18,6 +18,7 @@ from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
 from opindex.config import Config, load_config
 from opindex.envelope import SearchRequest
+from opindex.errors import IndexUnavailableError
 from opindex.index.vocabulary_file import VOCABULARY_FILE
 from opindex.service import Service
 from opindex.sync import index_directory, sync_tenant, tenant_status
@@ -68,18 +69,36 @@ def test_a_torn_vocabulary_append_does_not_swallow_the_next_term(
     assert b"tornterquuxfrob" not in vocabulary.read_bytes()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known limit: a truncated vocabulary file goes unnoticed (status shows no problem) "
-    "and substring searches silently find nothing until `opindex rebuild` (index package)",
-)
-def test_a_truncated_vocabulary_file_is_detected_or_harmless(
+def test_a_truncated_vocabulary_file_is_reported_and_repaired_by_the_next_sync(
     synced: tuple[SandboxHandle, Config],
 ) -> None:
+    """Fixed: an emptied vocabulary file went unnoticed and substring searches silently
+    found nothing. Now status names it, searches say so, and the next sync rebuilds."""
     _, config = synced
+    tenant = config.tenants[0]
     needle = PROJECT_MARKERS[1][1:6]  # "lphao", inside every project-1 subject
     found = _exact_ids(config, needle)
     assert found
     _vocabulary_file(config).write_bytes(b"")
+
+    problems = tenant_status(tenant, config.data_dir).problems
+    assert any("truncated" in problem and "rebuild" in problem for problem in problems)
+    with pytest.raises(IndexUnavailableError, match="truncated"):
+        _exact_ids(config, needle)  # source "index": an error, not an empty answer
+
+    report = asyncio.run(sync_tenant(tenant, config.data_dir))
+    assert "cannot be read" in report.reason
+    assert tenant_status(tenant, config.data_dir).problems == ()
+    assert _exact_ids(config, needle) == found
+
+
+def test_an_altered_vocabulary_file_fails_its_checksum(
+    synced: tuple[SandboxHandle, Config],
+) -> None:
+    _, config = synced
+    vocabulary = _vocabulary_file(config)
+    data = bytearray(vocabulary.read_bytes())
+    data[0:3] = b"zzz"  # same length, different bytes
+    vocabulary.write_bytes(bytes(data))
     problems = tenant_status(config.tenants[0], config.data_dir).problems
-    assert problems or _exact_ids(config, needle) == found
+    assert any("checksum" in problem for problem in problems), problems

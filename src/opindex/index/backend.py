@@ -36,6 +36,7 @@ class IndexStats:
     documents_per_kind: Mapping[str, int]
     bytes_on_disk: int
     segments: int
+    terms: int  # distinct terms in the vocabulary (reading it verifies its checksum)
 
 
 class IndexBackend(Protocol):

@@ -347,7 +347,8 @@ class TenantIndex:
             return run_ranked(snap.searcher, fuzzy, clauses, limit, snap.record)
 
     def stats(self) -> IndexStats:
-        """Documents per kind, bytes on disk, generation and opstamp."""
+        """Documents per kind, bytes on disk, generation, opstamp and vocabulary size
+        (IndexUnavailableError if any of it cannot be read or fails its check)."""
         generation = self._generation()
         per_kind: dict[str, int] = {kind: self.count(kind) for kind in KINDS}
         with tantivy_errors(generation.path, "read stats"):
@@ -361,6 +362,7 @@ class TenantIndex:
             documents_per_kind=per_kind,
             bytes_on_disk=generation.bytes_on_disk(),
             segments=segments,
+            terms=generation.vocabulary().size,
         )
 
 

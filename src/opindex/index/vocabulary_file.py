@@ -6,10 +6,17 @@ seen yet and flushes them to disk, so any reader that sees a commit also sees it
 The file only grows (terms of deleted records stay until a rebuild), which is harmless:
 an extra term can only add candidates. Readers extend their in-memory Vocabulary with
 the bytes appended since their last look.
+
+A term missing from the file would make records silently unfindable by substring and
+prefix searches, so after each append the writer records the file's length and SHA-256
+in ``vocabulary.check`` (replaced atomically). Readers and writers verify the file
+against it when they first read it, and readers notice a file that shrinks later: a
+truncated or altered vocabulary is an unavailable index, never a silent empty answer.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from collections.abc import Iterable
@@ -20,24 +27,68 @@ from opindex.errors import IndexUnavailableError
 from opindex.index.vocabulary import Vocabulary
 
 VOCABULARY_FILE: Final = "vocabulary.txt"
+CHECK_FILE: Final = "vocabulary.check"
+_REPAIR: Final = "the next sync or `opindex rebuild` builds a new index"
 
 
 def create(path: Path) -> None:
-    """Start an empty vocabulary file in a new generation directory."""
+    """Start an empty vocabulary file (and its check) in a new generation directory."""
     (path / VOCABULARY_FILE).touch()
+    _write_check(path, 0, hashlib.sha256())
+
+
+def _write_check(path: Path, length: int, digest: hashlib._Hash) -> None:
+    """Record the vocabulary's committed length and checksum (atomic replace)."""
+    temporary = path / (CHECK_FILE + ".tmp")
+    try:
+        with open(temporary, "w", encoding="ascii") as handle:
+            handle.write(f"{length} {digest.hexdigest()}\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, path / CHECK_FILE)
+    except OSError as exc:
+        raise IndexUnavailableError(f"cannot write {path / CHECK_FILE}: {exc}") from exc
+
+
+def _read_checked(path: Path) -> bytes:
+    """The vocabulary file's bytes, verified against its check (IndexUnavailableError)."""
+    check_file, vocabulary = path / CHECK_FILE, path / VOCABULARY_FILE
+    try:  # the check first: it is written after the append it describes
+        fields = check_file.read_text(encoding="ascii").split()
+        data = vocabulary.read_bytes()
+    except FileNotFoundError as exc:
+        raise IndexUnavailableError(
+            f"index at {path}: {exc.filename} is missing; {_REPAIR}"
+        ) from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IndexUnavailableError(f"cannot read the vocabulary of {path}: {exc}") from exc
+    if len(fields) != 2 or not fields[0].isdigit():
+        raise IndexUnavailableError(f"index at {path}: {CHECK_FILE} is malformed; {_REPAIR}")
+    length, expected = int(fields[0]), fields[1]
+    if len(data) < length:
+        raise IndexUnavailableError(
+            f"index at {path}: {VOCABULARY_FILE} is truncated ({len(data)} bytes, its last "
+            f"commit wrote {length}); {_REPAIR}"
+        )
+    if hashlib.sha256(data[:length]).hexdigest() != expected:
+        raise IndexUnavailableError(
+            f"index at {path}: {VOCABULARY_FILE} was altered since its last commit "
+            f"(checksum mismatch); {_REPAIR}"
+        )
+    return data
 
 
 class VocabularyWriter:
     """Collects the new terms of a write session and appends them before the commit."""
 
     def __init__(self, path: Path) -> None:
+        self._path = path
         self._file = path / VOCABULARY_FILE
-        try:
-            text = self._file.read_bytes().decode("utf-8", errors="replace")
-        except OSError as exc:
-            raise IndexUnavailableError(f"cannot read {self._file}: {exc}") from exc
-        self._known = set(text.split("\n"))
+        data = _read_checked(path)
+        self._known = set(data.decode("utf-8", errors="replace").split("\n"))
         self._pending: list[str] = []
+        self._length = len(data)
+        self._digest = hashlib.sha256(data)
 
     def add(self, terms: Iterable[str]) -> None:
         """Remember the terms not seen before."""
@@ -60,6 +111,9 @@ class VocabularyWriter:
                 os.fsync(handle.fileno())
         except OSError as exc:
             raise IndexUnavailableError(f"cannot write {self._file}: {exc}") from exc
+        self._length += len(data)
+        self._digest.update(data)
+        _write_check(self._path, self._length, self._digest)
         self._pending.clear()
 
 
@@ -76,25 +130,41 @@ class VocabularyReader:
     """The in-memory Vocabulary of a generation, following the file as it grows."""
 
     def __init__(self, path: Path) -> None:
+        self._path = path
         self._file = path / VOCABULARY_FILE
         self._lock = threading.Lock()
         self._offset = 0
         self._vocabulary = Vocabulary()
 
     def current(self) -> Vocabulary:
-        """The vocabulary including every term flushed so far."""
+        """The vocabulary including every term flushed so far.
+
+        Raises IndexUnavailableError if the file fails its check on the first read, or
+        shrinks afterwards.
+        """
         with self._lock:
+            if self._offset == 0:
+                self._extend(_read_checked(self._path))
+                return self._vocabulary
             try:
                 size = os.stat(self._file).st_size
                 if size > self._offset:
                     with open(self._file, "rb") as handle:
                         handle.seek(self._offset)
-                        data = handle.read(size - self._offset)
-                    complete = data.rfind(b"\n") + 1  # a line being appended waits
-                    if complete:
-                        lines = data[:complete].decode("utf-8", errors="replace")
-                        self._vocabulary = self._vocabulary.extended(lines.split("\n")[:-1])
-                        self._offset += complete
+                        self._extend(handle.read(size - self._offset))
             except OSError as exc:
                 raise IndexUnavailableError(f"cannot read {self._file}: {exc}") from exc
+            if size < self._offset:
+                raise IndexUnavailableError(
+                    f"index at {self._path}: {VOCABULARY_FILE} shrank from {self._offset} "
+                    f"to {size} bytes while in use (truncated); {_REPAIR}"
+                )
             return self._vocabulary
+
+    def _extend(self, data: bytes) -> None:
+        """Add the complete lines of ``data`` (read from the current offset)."""
+        complete = data.rfind(b"\n") + 1  # a line being appended waits
+        if complete:
+            lines = data[:complete].decode("utf-8", errors="replace")
+            self._vocabulary = self._vocabulary.extended(lines.split("\n")[:-1])
+            self._offset += complete
