@@ -97,3 +97,7 @@ class IndexNeedsRebuildError(IndexUnavailableError):
     def __init__(self, message: str, *, found_version: int | None = None) -> None:
         super().__init__(message)
         self.found_version = found_version
+
+
+class StateCorruptError(StateError):
+    """The state database file is not a usable SQLite database (a rebuild moves it aside)."""

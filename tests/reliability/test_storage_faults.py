@@ -321,23 +321,26 @@ def test_locked_state_database_is_reported_on_the_search_tool(site: Site) -> Non
     assert any("state database" in note for note in meta["notes"]), meta
 
 
-def test_corrupted_state_database_is_reported_and_needs_moving_aside(
+def test_corrupted_state_database_is_reported_and_moved_aside_by_rebuild(
     site: Site, capsys: pytest.CaptureFixture[str]
 ) -> None:
     database = state_db_path(site.data_dir, "acme")
-    database.write_bytes(b"not a database " * 100)
+    garbage = b"not a database " * 100
+    database.write_bytes(garbage)
 
     capsys.readouterr()
     assert cli.main(["status", "--config", str(site.config_path), "--json"]) == cli.EXIT_OK
     acme, beta = json.loads(capsys.readouterr().out)["tenants"]
     assert any("not a usable state database" in p for p in acme["problems"])
     assert beta["state"] == "fresh"
-    argv = ["rebuild", "--config", str(site.config_path), "--tenant", "acme", "--quiet"]
-    assert cli.main(argv) == cli.EXIT_LOCAL_STORAGE
-    assert "move it aside" in capsys.readouterr().err
+    argv = ["sync", "--config", str(site.config_path), "--tenant", "acme", "--quiet"]
+    assert cli.main(argv) == cli.EXIT_LOCAL_STORAGE  # a plain sync leaves it alone
+    assert "`opindex rebuild` moves it aside" in capsys.readouterr().err
+    assert database.read_bytes() == garbage
     _assert_beta_unaffected(site)
 
-    database.rename(database.with_name("state.sqlite3.broken"))
     _assert_repaired_by_rebuild(site)
+    kept = list(database.parent.glob("state.sqlite3.corrupt-*"))
+    assert [path.read_bytes() for path in kept] == [garbage]  # nothing thrown away
     with sqlite3.connect(database) as connection:  # a fresh, valid database
         assert connection.execute("PRAGMA integrity_check").fetchone() == ("ok",)

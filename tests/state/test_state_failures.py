@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from opindex.errors import InvalidArgumentError, StateError
+from opindex.errors import InvalidArgumentError, StateCorruptError, StateError
 from opindex.state import RecordVersion, StateStore
+from opindex.state.paths import move_aside
 
 
 def test_private_permissions(tmp_path: Path) -> None:
@@ -96,3 +97,29 @@ def test_tenant_names_that_could_escape_are_refused(tmp_path: Path, name: str) -
     with pytest.raises(InvalidArgumentError, match="invalid tenant name"):
         StateStore.for_tenant(tmp_path, name)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_corrupt_database_raises_state_corrupt_error(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    path.write_bytes(b"garbage " * 100)
+    with pytest.raises(StateCorruptError, match="moves it aside"):
+        StateStore.open(path)
+
+
+def test_move_aside_keeps_the_file_and_its_companions_under_a_free_name(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "state.sqlite3"
+    for round_number in (1, 2):
+        path.write_bytes(b"main %d" % round_number)
+        path.with_name("state.sqlite3-wal").write_bytes(b"wal %d" % round_number)
+        kept = move_aside(path, "corrupt-x")
+        assert not path.exists() and not path.with_name("state.sqlite3-wal").exists()
+        assert kept.read_bytes() == b"main %d" % round_number
+        assert kept.with_name(kept.name + "-wal").read_bytes() == b"wal %d" % round_number
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "state.sqlite3.corrupt-x",
+        "state.sqlite3.corrupt-x-2",
+        "state.sqlite3.corrupt-x-2-wal",
+        "state.sqlite3.corrupt-x-wal",
+    ]

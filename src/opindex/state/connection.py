@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from opindex.errors import StateError
+from opindex.errors import StateCorruptError, StateError
 from opindex.state.paths import create_private_file
 
 DEFAULT_BUSY_TIMEOUT_SECONDS = 5.0
@@ -63,9 +63,9 @@ def state_error(
             f"{action}); retry when the other sync finishes"
         )
     if name.startswith(("SQLITE_NOTADB", "SQLITE_CORRUPT")) or "not a database" in detail:
-        return StateError(
-            f"{path} is not a usable state database ({detail}); move it aside to start "
-            "with a fresh one (the index is then re-synced)"
+        return StateCorruptError(
+            f"{path} is not a usable state database ({detail}); `opindex rebuild` moves it "
+            "aside and starts a fresh one (the index is then re-synced)"
         )
     if name.startswith(("SQLITE_READONLY", "SQLITE_CANTOPEN", "SQLITE_PERM", "SQLITE_IOERR")):
         return StateError(f"cannot write state database {path} while {action}: {detail}")

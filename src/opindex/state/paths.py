@@ -73,3 +73,23 @@ def create_private_file(path: Path) -> None:
     except OSError as exc:
         raise StateError(f"cannot create {path}: {exc.strerror or exc}") from exc
     os.close(fd)
+
+
+def move_aside(path: Path, suffix: str) -> Path:
+    """Rename ``path`` and its SQLite companions (``-wal``, ``-shm``) to
+    ``<name>.<suffix>`` (numbered if taken), keeping them for inspection; returns the new
+    path of the main file. Raises StateError if a rename fails."""
+    target = path.with_name(f"{path.name}.{suffix}")
+    number = 1
+    while target.exists():
+        number += 1
+        target = path.with_name(f"{path.name}.{suffix}-{number}")
+    try:
+        for companion in ("-wal", "-shm"):
+            source = path.with_name(path.name + companion)
+            if source.exists():
+                source.rename(target.with_name(target.name + companion))
+        path.rename(target)
+    except OSError as exc:
+        raise StateError(f"cannot move {path} aside: {exc.strerror or exc}") from exc
+    return target
