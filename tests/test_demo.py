@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -30,6 +31,10 @@ def test_demo_tour_prints_ranked_results_for_every_step(
     assert "sandbox listening on http://127.0.0.1:" in output
     assert "· work packages" in output  # sync progress, one line per phase off a terminal
     assert "full sync ok" in output
+    # the admin account sees every page of the sample corpus, past its gaps in ids
+    served = re.search(r"serving \d+ work packages, (\d+) wiki pages", output)
+    assert served is not None
+    assert f"wiki pages +{served.group(1)}/-0" in output, output
     sections = output.split("\n\n")
     for number, step in enumerate(TOUR, start=1):
         heading = f"{number}. {step.title}: “{step.query}”"

@@ -26,7 +26,8 @@ from opindex.state.models import KnownRecord
 
 FRONTIER = 3
 """Ids above the highest known page probed by every incremental run between passes."""
-MIN_MISS_LIMIT = 64
+MIN_MISS_LIMIT = 128
+"""Never below the live path's default miss run (100): the index must not see less than it."""
 MAX_MISS_LIMIT = 1000
 GAP_PROBES_PER_RUN = 500
 """Unknown ids an incremental run probes at most while a discovery pass is due."""
