@@ -18,10 +18,7 @@ import argparse
 import asyncio
 import json
 import os
-import select
-import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,6 +34,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from opindex.child_process import announced_child
 from opindex.config import load_config
 from opindex.sandbox.corpus_gen import ADMIN_KEY, CorpusSize, generate_corpus, write_corpus
 from opindex.sync import sync_tenant
@@ -234,31 +232,17 @@ async def run_load(
 @contextmanager
 def process(argv: list[str], ready_prefix: str, log: Path) -> Iterator[str]:
     """Run ``argv``; yield what follows ``ready_prefix`` on its first stdout line."""
-    with log.open("w", encoding="utf-8") as stderr:
-        child = subprocess.Popen(
-            argv,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-    try:
-        assert child.stdout is not None
-        ready, _, _ = select.select([child.stdout], [], [], 300)
-        line = child.stdout.readline().strip() if ready else ""
-        if not line.startswith(ready_prefix):
-            raise RuntimeError(f"{argv[3]} did not start: {line!r}; {log.read_text()[-2000:]}")
-        yield line.removeprefix(ready_prefix)
-    finally:
-        if child.poll() is None:
-            child.send_signal(signal.SIGTERM)
-            try:
-                child.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait(timeout=10)
-        if child.stdout is not None:
-            child.stdout.close()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with (
+        log.open("w", encoding="utf-8") as stderr,
+        announced_child(
+            argv, ready_prefix, startup_seconds=300, stop_seconds=30, env=env, stderr=stderr
+        ) as child,
+    ):
+        if child.announcement is None:
+            detail = log.read_text()[-2000:]
+            raise RuntimeError(f"{argv[3]} did not start: {child.first_line!r}; {detail}")
+        yield child.announcement
 
 
 def write_config(directory: Path, base_url: str) -> Path:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import select
-import signal
 import subprocess
 import sys
 import time
@@ -19,6 +17,7 @@ from mcp_types import CallToolResult
 
 from evallib.sandbox_proc import script_environment
 from evallib.search_paths import Answer
+from opindex.child_process import announced_child
 from opindex.search.document import Kind
 
 NODELAY_MAIN = Path(__file__).with_name("nodelay_main.py")
@@ -133,27 +132,13 @@ def http_server(config: Path, *, startup_timeout: float = 120.0) -> Iterator[Htt
     """``opindex serve --transport http --port 0 --no-sync`` for the duration of the block."""
     argv = [sys.executable, str(NODELAY_MAIN), "serve", "--config", str(config),
             "--transport", "http", "--port", "0", "--no-sync"]  # fmt: skip
-    process = subprocess.Popen(
+    with announced_child(
         argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+        LISTENING_PREFIX,
+        startup_seconds=startup_timeout,
+        stop_seconds=20,
         env=script_environment(),
-    )
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], startup_timeout)
-        line = process.stdout.readline().strip() if ready else ""
-        if not line.startswith(LISTENING_PREFIX):
-            raise RuntimeError(f"opindex serve did not start (first line {line!r})")
-        yield HttpServer(line.removeprefix(LISTENING_PREFIX), process)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=20)
-        if process.stdout is not None:
-            process.stdout.close()
+    ) as child:
+        if child.announcement is None:
+            raise RuntimeError(f"opindex serve did not start (first line {child.first_line!r})")
+        yield HttpServer(child.announcement, child.process)

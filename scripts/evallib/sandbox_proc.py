@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import select
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+
+from opindex.child_process import announced_child
 
 MAIN = Path(__file__).with_name("nodelay_main.py")
 SCRIPTS = Path(__file__).resolve().parents[1]
@@ -55,27 +55,13 @@ def sandbox_process(
     argv = [sys.executable, str(MAIN), "sandbox", "--corpus", str(corpus), "--port", "0"]
     if latency_ms:
         argv += ["--latency-ms", str(latency_ms)]
-    process = subprocess.Popen(
+    with announced_child(
         argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
+        LISTENING_PREFIX,
+        startup_seconds=startup_timeout,
+        stop_seconds=15,
         env=script_environment(),
-    )
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], startup_timeout)
-        line = process.stdout.readline().strip() if ready else ""
-        if not line.startswith(LISTENING_PREFIX):
-            raise RuntimeError(f"the sandbox did not start (first line {line!r})")
-        yield SandboxProcess(line.removeprefix(LISTENING_PREFIX), process)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=15)
-        if process.stdout is not None:
-            process.stdout.close()
+    ) as child:
+        if child.announcement is None:
+            raise RuntimeError(f"the sandbox did not start (first line {child.first_line!r})")
+        yield SandboxProcess(child.announcement, child.process)

@@ -9,9 +9,6 @@ same query matches records of both teams and tenant isolation is visible.
 from __future__ import annotations
 
 import os
-import select
-import signal
-import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.corpus_builder import ADMIN_KEY, MEMBER_KEY, OUTSIDER_KEY, CorpusBuilder
+
+from opindex.child_process import announced_child
 
 __all__ = ["ADMIN_KEY", "BOB_KEY", "CAROL_KEY"]
 
@@ -140,46 +139,63 @@ def opindex_argv(*args: str) -> list[str]:
     return [sys.executable, "-m", "opindex", *args]
 
 
-def subprocess_env() -> dict[str, str]:
-    """The environment for an opindex subprocess (no ambient configuration)."""
+def subprocess_env(**extra: str) -> dict[str, str]:
+    """The environment for an opindex subprocess (unbuffered; no ambient configuration)."""
     env = {
         key: value
         for key, value in os.environ.items()
         if key not in ("OPINDEX_CONFIG", "OPENPROJECT_URL", "OPENPROJECT_API_KEY")
     }
     env["PYTHONUNBUFFERED"] = "1"
+    env.update(extra)
     return env
 
 
+SERVE_READY = "opindex MCP server listening on "
+
+
 @contextmanager
-def http_server_process(config_path: Path, *extra: str) -> Iterator[str]:
-    """``opindex serve --transport http --port 0`` in a subprocess; yields the MCP URL."""
+def http_server_process(
+    config_path: Path,
+    *extra: str,
+    stderr_path: Path | None = None,
+    verbose: bool = False,
+    exit_codes: list[int] | None = None,
+) -> Iterator[str]:
+    """``opindex serve --transport http --port 0`` in a subprocess; yields the MCP URL.
+
+    Its stderr goes to ``stderr_path`` (default: beside the config file); ``verbose``
+    runs it with ``-v`` (every logger at DEBUG). On exit it gets SIGTERM and 30 s to
+    stop (then SIGKILL); its exit code is appended to ``exit_codes``."""
     argv = opindex_argv(
-        "serve", "--config", str(config_path), "--transport", "http", "--port", "0", *extra
+        *(["-v"] if verbose else []),
+        "serve",
+        "--config",
+        str(config_path),
+        "--transport",
+        "http",
+        "--port",
+        "0",
+        *extra,
     )
-    stderr_path = config_path.parent / "serve-stderr.txt"
-    with stderr_path.open("w", encoding="utf-8") as stderr:
-        process = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=subprocess_env()
-        )
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 60)
-        line = process.stdout.readline().strip() if ready else ""
-        prefix = "opindex MCP server listening on "
-        if not line.startswith(prefix):
-            process.kill()
-            process.wait(timeout=10)
-            detail = stderr_path.read_text(encoding="utf-8")
-            raise AssertionError(f"serve did not start: {line!r}; stderr: {detail}")
-        yield line.removeprefix(prefix)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
+    stderr_path = stderr_path or config_path.parent / "serve-stderr.txt"
+    with (
+        stderr_path.open("w", encoding="utf-8") as stderr,
+        announced_child(
+            argv,
+            SERVE_READY,
+            startup_seconds=90,
+            stop_seconds=30,
+            env=subprocess_env(),
+            stderr=stderr,
+        ) as child,
+    ):
+        try:
+            if child.announcement is None:
+                child.stop()
+                detail = stderr_path.read_text(encoding="utf-8")
+                raise AssertionError(f"serve did not start: {child.first_line!r}; {detail}")
+            yield child.announcement
+        finally:
+            if exit_codes is not None:
+                exit_codes.append(child.stop(30))

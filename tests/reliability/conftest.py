@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -14,6 +13,7 @@ from typing import Any
 
 import httpx
 import pytest
+from tests.mcp.mcp_site import opindex_argv, subprocess_env
 from tests.reliability.reliability_corpus import KINDS, reliability_corpus
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
@@ -115,23 +115,6 @@ def run_outcomes(data_dir: Path, tenant: str = "acme") -> list[str]:
     """Outcomes of the tenant's runs, oldest first."""
     with StateStore.for_tenant(data_dir, tenant) as state:
         return [run.outcome for run in reversed(state.recent_runs())]
-
-
-def opindex_argv(*args: str) -> list[str]:
-    """``python -m opindex ARGS`` with the interpreter running the tests."""
-    return [sys.executable, "-m", "opindex", *args]
-
-
-def subprocess_env(**extra: str) -> dict[str, str]:
-    """The environment for an opindex subprocess (unbuffered; no ambient configuration)."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("OPINDEX_CONFIG", "OPENPROJECT_URL", "OPENPROJECT_API_KEY")
-    }
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra)
-    return env
 
 
 def run_opindex(

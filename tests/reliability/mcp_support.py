@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import select
-import signal
-import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx2
@@ -15,12 +11,12 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
-from tests.reliability.conftest import opindex_argv, subprocess_env
+from tests.mcp.mcp_site import http_server_process
 
 from opindex.config import Config
 from opindex.mcp.server import ServerOptions, build_server
 
-SERVE_READY = "opindex MCP server listening on "
+http_server = http_server_process  # the reliability tests' name for it
 
 
 def result_text(result: CallToolResult) -> str:
@@ -92,56 +88,3 @@ async def http_client(url: str, headers: dict[str, str] | None = None) -> AsyncI
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
-
-
-@contextmanager
-def http_server(
-    config_path: Path,
-    *extra: str,
-    stderr_path: Path | None = None,
-    verbose: bool = False,
-    exit_codes: list[int] | None = None,
-) -> Iterator[str]:
-    """``opindex serve --transport http --port 0`` in a subprocess; yields the MCP URL.
-
-    Its stderr goes to ``stderr_path`` (default: beside the config file); ``verbose``
-    runs it with ``-v`` (every logger at DEBUG). On exit it gets SIGTERM and 30 s to
-    stop (then SIGKILL); its exit code is appended to ``exit_codes``."""
-    argv = opindex_argv(
-        *(["-v"] if verbose else []),
-        "serve",
-        "--config",
-        str(config_path),
-        "--transport",
-        "http",
-        "--port",
-        "0",
-        *extra,
-    )
-    stderr_path = stderr_path or config_path.parent / "serve-stderr.txt"
-    with stderr_path.open("w", encoding="utf-8") as stderr:
-        process = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=stderr, text=True, env=subprocess_env()
-        )
-    try:
-        assert process.stdout is not None
-        ready, _, _ = select.select([process.stdout], [], [], 90)
-        line = process.stdout.readline().strip() if ready else ""
-        if not line.startswith(SERVE_READY):
-            process.kill()
-            process.wait(timeout=10)
-            detail = stderr_path.read_text(encoding="utf-8")
-            raise AssertionError(f"serve did not start: {line!r}; stderr: {detail}")
-        yield line.removeprefix(SERVE_READY)
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-        if exit_codes is not None:
-            exit_codes.append(process.returncode)
-        if process.stdout is not None:
-            process.stdout.close()

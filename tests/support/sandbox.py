@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import select
 import shutil
 import signal
 import subprocess
@@ -26,6 +25,8 @@ from tests.support.corpus_builder import (
     OUTSIDER_KEY,
     CorpusBuilder,
 )
+
+from opindex.child_process import announced_child
 
 __all__ = [
     "ADMIN_KEY",
@@ -153,17 +154,6 @@ def sandbox_command(corpus_path: Path, *, full_cli: bool = False, **options: Any
     return argv
 
 
-def _read_listening_line(process: subprocess.Popen[str], timeout: float) -> str:
-    assert process.stdout is not None
-    ready, _, _ = select.select([process.stdout], [], [], timeout)
-    if not ready:
-        raise SandboxStartError(f"the sandbox printed nothing within {timeout} s")
-    line = process.stdout.readline().strip()
-    if not line.startswith(LISTENING_PREFIX):
-        raise SandboxStartError(f"unexpected first line from the sandbox: {line!r}")
-    return line.removeprefix(LISTENING_PREFIX)
-
-
 @contextmanager
 def running_sandbox(
     corpus: dict[str, Any] | Path,
@@ -187,33 +177,27 @@ def running_sandbox(
         corpus_path = workdir / "corpus.json"
         corpus_path.write_text(json.dumps(corpus), encoding="utf-8")
     stderr_path = workdir / "stderr.txt"
-    with stderr_path.open("w", encoding="utf-8") as stderr:
-        process = subprocess.Popen(
-            sandbox_command(corpus_path, full_cli=full_cli, **options),
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-    handle: SandboxHandle | None = None
     try:
-        try:
-            url = _read_listening_line(process, startup_timeout)
-        except SandboxStartError as exc:
-            process.kill()
-            process.wait(timeout=10)
-            detail = stderr_path.read_text(encoding="utf-8").strip()
-            raise SandboxStartError(f"{exc}; exit code {process.returncode}; {detail}") from None
-        handle = SandboxHandle(base_url=url, process=process, corpus_path=corpus_path)
-        yield handle
+        with (
+            stderr_path.open("w", encoding="utf-8") as stderr,
+            announced_child(
+                sandbox_command(corpus_path, full_cli=full_cli, **options),
+                LISTENING_PREFIX,
+                startup_seconds=startup_timeout,
+                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                stderr=stderr,
+            ) as child,
+        ):
+            if child.announcement is None:
+                code = child.stop()
+                detail = stderr_path.read_text(encoding="utf-8").strip()
+                printed = repr(child.first_line) if child.first_line else "nothing"
+                raise SandboxStartError(
+                    f"the sandbox printed {printed} within {startup_timeout} s instead of "
+                    f"{LISTENING_PREFIX!r}; exit code {code}; {detail}"
+                )
+            yield SandboxHandle(
+                base_url=child.announcement, process=child.process, corpus_path=corpus_path
+            )
     finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-        if process.stdout is not None:
-            process.stdout.close()
         shutil.rmtree(workdir, ignore_errors=True)

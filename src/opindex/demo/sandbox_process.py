@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
-import signal
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO
 
+from opindex.child_process import announced_child
 from opindex.errors import ConfigError
 
 LISTENING_PREFIX = "sandbox listening on "
@@ -27,42 +24,17 @@ def running_sandbox(corpus: Path, *, host: str = "127.0.0.1") -> Iterator[str]:
     """
     argv = [sys.executable, "-m", "opindex", "sandbox", "--corpus", str(corpus)]
     argv += ["--host", host, "--port", "0"]
-    with tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stderr:
-        process = subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        try:
-            yield _wait_until_listening(process, stderr)
-        finally:
-            _stop(process)
-
-
-def _wait_until_listening(process: subprocess.Popen[str], stderr: IO[str]) -> str:
-    line = ""
-    if process.stdout is not None:
-        ready, _, _ = select.select([process.stdout], [], [], STARTUP_SECONDS)
-        line = process.stdout.readline().strip() if ready else ""
-    if line.startswith(LISTENING_PREFIX):
-        return line.removeprefix(LISTENING_PREFIX)
-    _stop(process)
-    stderr.seek(0)
-    lines = stderr.read().strip().splitlines()
-    detail = f": {lines[-1]}" if lines else ""
-    raise ConfigError(f"the sandbox did not start{detail}")
-
-
-def _stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-    if process.stdout is not None:
-        process.stdout.close()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with (
+        tempfile.TemporaryFile(mode="w+", encoding="utf-8") as stderr,
+        announced_child(
+            argv, LISTENING_PREFIX, startup_seconds=STARTUP_SECONDS, env=env, stderr=stderr
+        ) as child,
+    ):
+        if child.announcement is None:
+            child.stop()
+            stderr.seek(0)
+            lines = stderr.read().strip().splitlines()
+            detail = f": {lines[-1]}" if lines else ""
+            raise ConfigError(f"the sandbox did not start{detail}")
+        yield child.announcement
