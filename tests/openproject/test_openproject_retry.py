@@ -23,6 +23,7 @@ from opindex.errors import (
     UpstreamUnavailableError,
 )
 from opindex.openproject import RetryPolicy
+from opindex.openproject.outage import OutageMemory
 from opindex.openproject.retry import server_requested_delay
 
 STATUSES = "/api/v3/statuses"
@@ -235,3 +236,61 @@ def test_invalid_retry_policy_is_refused(options: dict[str, float]) -> None:
 
     with pytest.raises(ConfigError):
         RetryPolicy(**options)  # type: ignore[arg-type]
+
+
+class FakeMonotonic:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_an_outage_is_remembered_so_the_next_requests_fail_at_once() -> None:
+    reachable = False
+
+    def server(request: httpx.Request) -> httpx.Response:
+        if not reachable:
+            raise httpx.ConnectError("connection refused")
+        return httpx.Response(200, json=OK)
+
+    fake = FakeOpenProject().route(STATUSES, server)
+    clock = FakeMonotonic()
+    sleep = RecordingSleep()
+    policy = RetryPolicy(max_attempts=3, base_delay=0.5, jitter=0)
+    outage = OutageMemory(30.0, monotonic=clock)
+    async with make_client(fake, retry=policy, sleep=sleep, outage=outage) as client:
+        with pytest.raises(UpstreamUnavailableError, match="could not be reached"):
+            await client.statuses()
+        assert len(fake.requests_to(STATUSES)) == 3  # the first failure spent the budget
+        assert sleep.delays == [0.5, 1.0]
+
+        clock.now += 10
+        reachable = True  # not asked: the outage is remembered
+        with pytest.raises(UpstreamUnavailableError, match=r"unreachable 10 s ago \(ConnectErr"):
+            await client.statuses()
+        assert len(fake.requests_to(STATUSES)) == 3  # no request sent
+        assert sleep.delays == [0.5, 1.0]  # and no waiting
+
+        clock.now += 25  # past the cool-down: asked again, and it answers
+        assert [status.id for status in await client.statuses()] == [1]
+        assert len(fake.requests_to(STATUSES)) == 4
+
+
+async def test_gateway_errors_start_an_outage_but_other_errors_do_not() -> None:
+    fake = FakeOpenProject().route(STATUSES, throttled(status=502))
+    outage = OutageMemory(30.0, monotonic=FakeMonotonic())
+    async with make_client(fake, retry=RetryPolicy(max_attempts=1), outage=outage) as client:
+        with pytest.raises(ServerError):
+            await client.statuses()
+        with pytest.raises(UpstreamUnavailableError, match=r"\(HTTP 502\)"):
+            await client.statuses()
+
+    fake = FakeOpenProject().route(STATUSES, throttled(status=500), OK)
+    outage = OutageMemory(30.0, monotonic=FakeMonotonic())
+    async with make_client(fake, retry=RetryPolicy(max_attempts=1), outage=outage) as client:
+        with pytest.raises(ServerError):
+            await client.statuses()
+        assert [status.id for status in await client.statuses()] == [1]  # asked again

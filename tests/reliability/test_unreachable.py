@@ -60,7 +60,7 @@ async def test_fresh_index_answers_without_openproject(
 
 
 async def test_stale_index_answers_labelled_stale_when_openproject_is_unreachable(
-    stopped: tuple[Path, dict[str, Any]], corpus: dict[str, Any]
+    stopped: tuple[Path, dict[str, Any]], corpus: dict[str, Any], caplog: pytest.LogCaptureFixture
 ) -> None:
     config_path, _ = stopped
     late = Clock(offset=timedelta(hours=2))  # max_staleness is one hour
@@ -71,6 +71,15 @@ async def test_stale_index_answers_labelled_stale_when_openproject_is_unreachabl
     assert {result.id for result in response.results} == _marker_ids(corpus)
 
     async with Service.from_config(load_config(config_path), clock=late) as service:
+        request = SearchRequest(kind="work_package", query=MARKER)
+        first = await service.search(request)
+        assert "retrying" in caplog.text
+        caplog.clear()
+        # the outage is remembered: the next search does not spend the retry budget again
+        second = await service.search(request)
+        assert "retrying" not in caplog.text
+        assert second.meta.notes == first.meta.notes
+        assert [r.id for r in second.results] == [r.id for r in first.results]
         read = await service.get_record("acme", "work_package", 4)
         assert read.record.id == 4 and read.meta.source == "index"
         assert read.meta.index_state == "stale" and read.meta.notes

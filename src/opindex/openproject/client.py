@@ -17,6 +17,7 @@ from opindex.openproject.hal import embedded_elements
 from opindex.openproject.http_session import ApiSession, JsonObject, Sleep
 from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
 from opindex.openproject.models import Activity, Project, Status, User, WikiPage, WorkPackage
+from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import PagedQuery, Parse, T
 from opindex.openproject.query import (
     Filter,
@@ -39,6 +40,8 @@ class OpenProjectClient:
     does not resolve to a real account (including the anonymous user a public instance
     serves when the Authorization header is lost) raises ``AuthenticationError`` before any
     data is read. ``expected_user_id`` / ``expected_login`` additionally pin the account.
+    With an ``outage`` memory, requests fail at once for a while after OpenProject proved
+    unreachable (see ``opindex.openproject.outage``).
 
     Use as ``async with OpenProjectClient(url, key) as client: ...`` or call ``aclose()``.
     """
@@ -57,6 +60,7 @@ class OpenProjectClient:
         rand: Callable[[], float] = random.random,
         expected_user_id: int | None = None,
         expected_login: str | None = None,
+        outage: OutageMemory | None = None,
     ) -> None:
         credential = (
             api_key
@@ -72,6 +76,7 @@ class OpenProjectClient:
             sleep=sleep,
             clock=clock,
             rand=rand,
+            outage=outage,
         )
         self.expected_user_id = expected_user_id
         self.expected_login = expected_login

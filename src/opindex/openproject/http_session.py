@@ -16,6 +16,7 @@ import httpx
 from opindex.errors import ConfigError, OpenProjectError, UpstreamUnavailableError
 from opindex.openproject.credentials import ApiKeyCredential
 from opindex.openproject.error_mapping import error_from_response
+from opindex.openproject.outage import OutageMemory
 from opindex.openproject.retry import (
     RETRYABLE_STATUSES,
     RetryPolicy,
@@ -45,6 +46,10 @@ class ApiSession:
     Every request attempt (retries included) is counted in ``request_count`` and, per
     route (numeric path segments shown as ``{id}``), in ``requests_by_path``. The
     transport is injectable: it is the seam for tests.
+
+    With an ``outage`` memory, a request that fails for good because OpenProject is
+    unreachable (network, timeout, 502/503/504 after the retries) makes the following
+    requests fail at once, without a network round trip, until its cool-down ends.
     """
 
     def __init__(
@@ -59,8 +64,10 @@ class ApiSession:
         clock: Callable[[], float] = current_time,
         rand: Callable[[], float] = random.random,
         user_agent: str = "opindex",
+        outage: OutageMemory | None = None,
     ) -> None:
         self.base_url = normalize_base_url(base_url)
+        self._outage = outage
         self._credential = credential
         self.retry = retry or RetryPolicy()
         self._sleep: Sleep = sleep or asyncio.sleep
@@ -89,6 +96,23 @@ class ApiSession:
         Retries 429/502/503/504 and transient network errors within the retry policy;
         raises the typed ``OpenProjectError`` subclass otherwise.
         """
+        if self._outage is None:
+            return await self._get_json(path, params)
+        self._outage.check(self.base_url)
+        try:
+            data = await self._get_json(path, params)
+        except UpstreamUnavailableError as exc:
+            cause = exc.__cause__
+            self._outage.failed(type(cause).__name__ if cause is not None else "network error")
+            raise
+        except OpenProjectError as exc:
+            if exc.status in (502, 503, 504):
+                self._outage.failed(f"HTTP {exc.status}")
+            raise
+        self._outage.recovered()
+        return data
+
+    async def _get_json(self, path: str, params: Mapping[str, str] | None) -> JsonObject:
         waited = 0.0
         attempt = 0
         headers = {"Authorization": self._credential.authorization_header()}

@@ -21,6 +21,7 @@ from opindex.errors import IndexUnavailableError, StateError
 from opindex.index import TenantIndex
 from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
 from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
+from opindex.openproject.outage import OutageMemory
 from opindex.service.relaxation import Thesaurus, merge_thesauri
 from opindex.service.rerank import AnalysisCache
 from opindex.service.routing import Clock, Freshness, assess_freshness
@@ -32,6 +33,10 @@ logger = logging.getLogger(__name__)
 STATE_BUSY_TIMEOUT_SECONDS = 0.25
 """How long a search waits for a state database another process holds locked; past it,
 the index age counts as unknown (the search is answered live, with a note)."""
+
+OUTAGE_COOLDOWN_SECONDS = 30.0
+"""After OpenProject proved unreachable, searches stop asking it for this long: a stale
+index answers at once instead of after the live path's whole retry budget."""
 
 
 class TenantRuntime:
@@ -153,7 +158,10 @@ class TenantRuntime:
         """The tenant's API client (one connection pool for the life of the service)."""
         if self._client is None:
             self._client = OpenProjectClient(
-                self.config.base_url, self._credential(), transport=self._transport
+                self.config.base_url,
+                self._credential(),
+                transport=self._transport,
+                outage=OutageMemory(OUTAGE_COOLDOWN_SECONDS),
             )
         return self._client
 
