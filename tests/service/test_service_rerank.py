@@ -7,15 +7,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from service_records import meeting, work_package
 
-from opindex.search.analysis import analyze_document
-from opindex.search.fields import rank_documents
+from opindex.search.analysis import AnalyzedDocument, analyze_document
+from opindex.search.fields import rank_documents, rank_documents_counted
 from opindex.search.query import MatchMode, parse_query
 from opindex.search.tokenize import token_texts
 from opindex.service.rerank import (
     AnalysisCache,
     Reranker,
     analyze_record,
-    count_passing,
     fast_token_texts,
 )
 
@@ -66,10 +65,26 @@ def test_reranker_ranks_like_rank_documents() -> None:
         (r.record.id, r.score, r.matches) for r in expected
     ]
     assert all(hit.record is records[hit.record.id - 1] for hit in ranked)
-    assert reranker.passing(records, ranked, 10) == len(expected)
+    assert reranker.passing() == len(expected)
     top = reranker.rank(records, 1)
     assert [h.record.id for h in top] == [expected[0].record.id]
-    assert reranker.passing(records, top, 1) == len(expected)
+    assert reranker.passing() == len(expected)
+
+
+def test_rerankers_sharing_a_memo_analyse_each_record_once() -> None:
+    records = [work_package(1, "Budget approval", "Q3 numbers"), work_package(2, "Approval")]
+    memo: dict[int, AnalyzedDocument] = {}
+    first = Reranker(parse_query("budget aproval"), "work_package", memo=memo)
+    first.rank(records, 10)
+    analyses = dict(memo)
+    second = Reranker(parse_query("budget"), "work_package", memo=memo)
+    ranked = second.rank(records, 10)
+    assert [h.record.id for h in ranked] == [1]
+    assert all(memo[key] is analyses[key] for key in analyses)  # reused, not redone
+    changed = work_package(1, "Budget approval", "Q4 numbers")  # another record object
+    third = Reranker(parse_query("q4"), "work_package", memo=memo)
+    assert [h.record.id for h in third.rank([changed], 10)] == [1]
+    assert memo[1].document is changed.document
 
 
 QUERIES = (
@@ -86,7 +101,7 @@ QUERIES = (
 
 @pytest.mark.parametrize("text", QUERIES)
 @pytest.mark.parametrize("match_mode", ["fuzzy", "exact"])
-def test_count_passing_is_the_rankers_count(text: str, match_mode: MatchMode) -> None:
+def test_counted_ranking_counts_what_the_ranker_returns(text: str, match_mode: MatchMode) -> None:
     records = [
         work_package(1, "Budget approval", "Q3 numbers"),
         work_package(2, "Approval", comments=[(5, "the budget was approved")]),
@@ -96,8 +111,11 @@ def test_count_passing_is_the_rankers_count(text: str, match_mode: MatchMode) ->
     ]
     query = parse_query(text, match_mode)
     documents = [analyze_record(r.document) for r in records]
-    expected = len(rank_documents(documents, query, "work_package"))
-    assert count_passing(documents, query, "work_package") == expected
+    expected = rank_documents(documents, query, "work_package")
+    for limit in (None, 1, 2):
+        ranked, passing = rank_documents_counted(documents, query, "work_package", limit=limit)
+        assert passing == len(expected)
+        assert ranked == expected[:limit]
 
 
 def test_analysis_cache_reuses_only_unchanged_documents() -> None:

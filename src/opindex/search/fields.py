@@ -9,7 +9,13 @@ from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedDocument, AnalyzedText, analyze_document
 from opindex.search.document import KINDS, Kind, SearchDocument
 from opindex.search.query import MatchMode, Query
-from opindex.search.rank import DEFAULT_MIN_SCORE, FieldSpec, Ranked, rank_records
+from opindex.search.rank import (
+    DEFAULT_MIN_SCORE,
+    FieldSpec,
+    Ranked,
+    rank_records,
+    rank_records_counted,
+)
 
 # (field name, weight, shallow?) per kind. Shallow fields come with a list response; deep
 # fields need an extra fetch on the live path. All fields of a kind share one spec list
@@ -111,18 +117,8 @@ def rank_documents(
     or a document of another kind.
     """
     checked = _check_kind(kind)
-    analyzed: list[AnalyzedDocument] = []
-    for document in documents:
-        if document.kind != checked:
-            raise InvalidArgumentError(
-                f"document {document.id} is a {document.kind}, not a {checked}"
-            )
-        if isinstance(document, SearchDocument):
-            analyzed.append(analyze_document(document))
-        else:
-            analyzed.append(document)
     ranked = rank_records(
-        analyzed,
+        _analyzed_documents(documents, checked),
         query,
         _ANALYZED_SPECS[checked],
         min_score=min_score,
@@ -130,3 +126,39 @@ def rank_documents(
         match_mode=match_mode,
     )
     return [Ranked(item.record.document, item.score, item.matches) for item in ranked]
+
+
+def rank_documents_counted(
+    documents: Iterable[SearchDocument | AnalyzedDocument],
+    query: Query,
+    kind: Kind,
+    *,
+    min_score: float = DEFAULT_MIN_SCORE,
+    limit: int | None = None,
+) -> tuple[list[Ranked[SearchDocument]], int]:
+    """``rank_documents``, and how many documents it would return without *limit*
+    (counted in the same scoring pass)."""
+    checked = _check_kind(kind)
+    ranked, passing = rank_records_counted(
+        _analyzed_documents(documents, checked),
+        query,
+        _ANALYZED_SPECS[checked],
+        min_score=min_score,
+        limit=limit,
+    )
+    return [Ranked(item.record.document, item.score, item.matches) for item in ranked], passing
+
+
+def _analyzed_documents(
+    documents: Iterable[SearchDocument | AnalyzedDocument], kind: Kind
+) -> list[AnalyzedDocument]:
+    """*documents* analysed where they are not yet; InvalidArgumentError for another kind."""
+    analyzed: list[AnalyzedDocument] = []
+    for document in documents:
+        if document.kind != kind:
+            raise InvalidArgumentError(f"document {document.id} is a {document.kind}, not a {kind}")
+        if isinstance(document, SearchDocument):
+            analyzed.append(analyze_document(document))
+        else:
+            analyzed.append(document)
+    return analyzed

@@ -167,17 +167,25 @@ def _validate(min_score: float, limit: int | None, fields: Sequence[FieldSpec[T]
 
 
 def _collect_candidates(
-    records: list[R], fields: Sequence[FieldSpec[R]], scorer: _Scorer
+    records: list[R], fields: Sequence[FieldSpec[R]], scorer: _Scorer, gate: float | None
 ) -> list[_Candidate[R]]:
-    """Score every field of every record; keep records with at least one matching field."""
+    """Score every field of every record; keep records with at least one matching field
+    whose rounded score reaches *gate* (None: any matching field)."""
     columns, results = scorer.score_columns([[spec.extract(r) for r in records] for spec in fields])
     max_weight = max(spec.weight for spec in fields)
     if len(results) == 1:
         best_raw = results[0][0]
     else:
         best_raw = list(map(max, *(scores for scores, _ in results)))
+    if gate is None:
+        positions = [p for p, score in enumerate(best_raw) if score > 0.0]
+    else:
+        # The best rounded field score is the rounded best raw score (rounding is monotone).
+        positions = [
+            p for p, score in enumerate(best_raw) if score > 0.0 and round_score(score) >= gate
+        ]
     candidates: list[_Candidate[R]] = []
-    for position in [p for p, score in enumerate(best_raw) if score > 0.0]:
+    for position in positions:
         hits: list[_FieldHit] = []
         for order, (spec, column, (scores, indexes)) in enumerate(
             zip(fields, columns, results, strict=True)
@@ -229,12 +237,35 @@ def rank_records(
     matches. *match_mode* applies to a query given as text; a parsed Query carries its own.
     """
     parsed = query if isinstance(query, Query) else parse_query(query, match_mode)
+    if not parsed.containment and not parsed.terms:
+        _validate(min_score, limit, fields)
+        return [Ranked(record=record, score=0.0, matches=()) for record in islice(records, limit)]
+    ranked, _ = rank_records_counted(records, parsed, fields, min_score=min_score, limit=limit)
+    return ranked
+
+
+def rank_records_counted(
+    records: Iterable[R],
+    query: str | Query,
+    fields: Sequence[FieldSpec[R]],
+    *,
+    min_score: float = DEFAULT_MIN_SCORE,
+    limit: int | None = None,
+    match_mode: MatchMode = "fuzzy",
+) -> tuple[list[Ranked[R]], int]:
+    """``rank_records``, and how many records it would return without *limit*.
+
+    The count comes from the same scoring pass, so a caller reporting how many records
+    matched does not score them twice.
+    """
+    parsed = query if isinstance(query, Query) else parse_query(query, match_mode)
     _validate(min_score, limit, fields)
     if not parsed.containment and not parsed.terms:
-        return [Ranked(record=record, score=0.0, matches=()) for record in islice(records, limit)]
+        listed = list(records)
+        unscored = [Ranked(record=record, score=0.0, matches=()) for record in listed[:limit]]
+        return unscored, len(listed)
     scorer = _Scorer(parsed)
-    candidates = _collect_candidates(list(records), fields, scorer)
-    if not parsed.containment:
-        candidates = [c for c in candidates if max(h.score for h in c.hits) >= min_score]
+    gate = None if parsed.containment else min_score
+    candidates = _collect_candidates(list(records), fields, scorer, gate)
     candidates.sort(key=lambda candidate: (-candidate.score, candidate.record.id))
-    return [_finish(candidate, scorer) for candidate in candidates[:limit]]
+    return [_finish(candidate, scorer) for candidate in candidates[:limit]], len(candidates)

@@ -14,6 +14,7 @@ import math
 from collections.abc import Sequence
 
 from opindex.index import CandidateList, IndexFilters, TenantIndex
+from opindex.search.analysis import AnalyzedDocument
 from opindex.search.document import Kind
 from opindex.search.match import BASE_SCALE, round_score
 from opindex.search.query import Query
@@ -106,17 +107,19 @@ def search_index(
     *,
     cache: AnalysisCache | None = None,
     scope: str = "",
+    memo: dict[int, AnalyzedDocument] | None = None,
 ) -> HitList:
     """The best *limit* records of *kind* for *query* among the index's candidates.
 
     An empty fuzzy query lists records unscored, in ascending id order. *cache* (shared
-    across searches, *scope* naming the tenant) spares re-analysing the same records.
+    across searches, *scope* naming the tenant) spares re-analysing the same records, and
+    *memo* shares analyses between the queries of one search (see ``Reranker``).
     ``HitList.total`` counts the records that passed the scorer among those ranked.
     """
     if not query.containment and not query.terms:
         listed = index.candidates(query, kind, filters, limit)
         return HitList(Reranker(query, kind).rank(listed, limit), total=listed.total)
-    ranker = Reranker(query, kind, cache, scope)
+    ranker = Reranker(query, kind, cache, scope, memo)
     window = max(FIRST_WINDOW, WINDOW_GROWTH * limit)
     notes: list[str] = []
     while True:
@@ -134,7 +137,7 @@ def search_index(
             )
             break
         window = _next_window(window, candidates.total)
-    passing = ranker.passing(candidates, hits, limit)
+    passing = ranker.passing()
     if not complete and not notes:
         if query.containment:  # a raw substring scan ran out of its budget
             notes.append(

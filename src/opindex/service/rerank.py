@@ -18,12 +18,13 @@ from collections.abc import Sequence
 from opindex.records import Record
 from opindex.search.analysis import AnalyzedDocument, AnalyzedText
 from opindex.search.document import Kind, SearchDocument
-from opindex.search.fields import field_names, rank_documents
-from opindex.search.match import ContainmentMatcher, QueryMatcher, round_score
+from opindex.search.fields import rank_documents_counted
 from opindex.search.query import Query
-from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.tokenize import normalize_token, token_texts
 from opindex.service.results import ScoredHit
+
+MEMO_LIMIT = 5_000
+"""Most analyses a reranker (or the rerankers of one search sharing a memo) keeps."""
 
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 # A letter/digit run, possibly with non-ASCII non-word characters inside (as the
@@ -126,16 +127,27 @@ class AnalysisCache:
 
 class Reranker:
     """Ranks candidate windows of one query; each record is analysed once (or comes from
-    *cache*, shared across searches, with *scope* naming the tenant)."""
+    *cache*, shared across searches, with *scope* naming the tenant).
+
+    *memo* (record id to analysis) may be shared by the rerankers of one search (its
+    relaxed queries rank mostly the same records); an entry is used only for the very
+    record object it was made from.
+    """
 
     def __init__(
-        self, query: Query, kind: Kind, cache: AnalysisCache | None = None, scope: str = ""
+        self,
+        query: Query,
+        kind: Kind,
+        cache: AnalysisCache | None = None,
+        scope: str = "",
+        memo: dict[int, AnalyzedDocument] | None = None,
     ) -> None:
         self.query = query
         self.kind = kind
         self._cache = cache
         self._scope = scope
-        self._analyzed: dict[int, AnalyzedDocument] = {}
+        self._analyzed: dict[int, AnalyzedDocument] = {} if memo is None else memo
+        self._passing = 0
 
     def _analysis(self, document: SearchDocument) -> AnalyzedDocument:
         analyzed = self._analyzed.get(document.id)
@@ -144,6 +156,8 @@ class Reranker:
                 analyzed = self._cache.analyzed(self._scope, document)
             else:
                 analyzed = analyze_record(document)
+            if len(self._analyzed) >= MEMO_LIMIT:
+                self._analyzed.clear()  # a bound on memory, not an expected case
             self._analyzed[document.id] = analyzed
         return analyzed
 
@@ -154,49 +168,11 @@ class Reranker:
         """
         by_id = {record.id: record for record in candidates}
         documents = [self._analysis(record.document) for record in candidates]
-        ranked = rank_documents(documents, self.query, self.kind, limit=limit)
+        ranked, self._passing = rank_documents_counted(
+            documents, self.query, self.kind, limit=limit
+        )
         return [ScoredHit(by_id[item.record.id], item) for item in ranked]
 
-    def passing(self, candidates: Sequence[Record], hits: Sequence[ScoredHit], limit: int) -> int:
-        """How many of *candidates* the scorer accepts (*hits*: what ``rank`` returned)."""
-        if len(hits) < limit:
-            return len(hits)
-        documents = [self._analysis(record.document) for record in candidates]
-        return count_passing(documents, self.query, self.kind)
-
-
-def count_passing(
-    documents: Sequence[AnalyzedDocument],
-    query: Query,
-    kind: Kind,
-    min_score: float = DEFAULT_MIN_SCORE,
-) -> int:
-    """How many *documents* ``rank_documents`` would return for *query* without a limit.
-
-    The same gate, without building results: a fuzzy query needs one field whose best
-    value scores at least *min_score* (rounded as the ranker rounds); a containment query
-    needs one field containing the text. ``tests/service/test_service_rerank.py`` checks
-    it against ``len(rank_documents(...))``.
-    """
-    names = field_names(kind)
-    if query.containment:
-        contains = ContainmentMatcher(query)
-        return sum(
-            1
-            for document in documents
-            if any(
-                contains.score(value.text) > 0.0
-                for name in names
-                for value in document.fields.get(name, ())
-            )
-        )
-    if not query.terms:
-        return len(documents)
-    matcher = QueryMatcher(query)
-    columns = [[document.fields.get(name, ()) for document in documents] for name in names]
-    matcher.learn([value for column in columns for values in column for value in values])
-    best = [0.0] * len(documents)
-    for column in columns:
-        scores, _ = matcher.best_values(column)
-        best = list(map(max, best, scores))
-    return sum(1 for score in best if round_score(score) >= min_score)
+    def passing(self) -> int:
+        """How many candidates of the last ``rank`` call the scorer accepts."""
+        return self._passing

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from opindex.envelope import AnsweredBy, SearchMeta, SearchRequest, SearchResponse
 from opindex.errors import IndexUnavailableError, OpenProjectError
 from opindex.index import TenantIndex
+from opindex.index.generation_index import search_scope
 from opindex.live import LiveHit, LiveOutcome
+from opindex.search.analysis import AnalyzedDocument
 from opindex.search.query import Query, parse_query
 from opindex.search.relax import (
     RelaxationOutcome,
@@ -59,10 +61,20 @@ def index_answer(
     """The index path with relaxation (blocking: Tantivy and the scorer; run in a thread)."""
     filters = index_filters(request)
     used = [query]
+    # The windows and relaxed queries of this search mostly rank the same records: each
+    # is decoded (search_scope) and analysed (memo) once per search.
+    memo: dict[int, AnalyzedDocument] = {}
 
     def run(attempt: Query) -> HitList:
         hits = search_index(
-            index, attempt, request.kind, filters, request.limit, cache=cache, scope=scope
+            index,
+            attempt,
+            request.kind,
+            filters,
+            request.limit,
+            cache=cache,
+            scope=scope,
+            memo=memo,
         )
         if hits:
             used[0] = attempt
@@ -71,9 +83,10 @@ def index_answer(
     def doc_freq(token: str) -> int:
         return index.doc_freq(request.kind, token)
 
-    hits, outcome = search_with_relaxation(
-        query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
-    )
+    with search_scope():
+        hits, outcome = search_with_relaxation(
+            query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
+        )
     assert isinstance(hits, HitList)
     return PathAnswer("index", hits, used[0], outcome, hits.total, notes=hits.notes)
 
