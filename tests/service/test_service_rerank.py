@@ -46,6 +46,21 @@ def test_any_ascii_text(text: str) -> None:
     assert fast_token_texts(text) == token_texts(text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x24F), max_size=80))
+def test_any_latin_text(text: str) -> None:
+    assert fast_token_texts(text) == token_texts(text)
+
+
+@pytest.mark.parametrize(
+    "context", ["{c}", "ab{c}cd", "{c}{c}x", "Zu{c}\u0308rich", "{c}-{c}", "9{c}\u2014{c}"]
+)
+def test_every_latin_letter_alone_and_in_words(context: str) -> None:
+    for code in range(0x80, 0x250):
+        text = context.format(c=chr(code))
+        assert fast_token_texts(text) == token_texts(text), (hex(code), text)
+
+
 def test_analysis_matches_the_search_package() -> None:
     record = meeting(3, "Zürich kick-off", agenda=[(30, "Budget ½", "Müller's notes")])
     assert analyze_record(record.document) == analyze_document(record.document)

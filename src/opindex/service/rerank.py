@@ -2,8 +2,9 @@
 
 The scorer needs every candidate's field values tokenized. ``fast_token_texts`` gives the
 tokens of ``opindex.search.tokenize.token_texts`` (ARCHITECTURE invariant 1: one
-tokenizer) about twice as fast for the common cases: ASCII text is split in one C-level
-pass, and text whose letter runs are plain is normalized run by run; anything else is
+tokenizer) about twice as fast for the common cases: ASCII text, and text whose only
+non-ASCII characters are Latin letters with diacritics (folded first), is split in one
+C-level pass, and text whose letter runs are plain is normalized run by run; anything else is
 handed to ``token_texts`` itself. ``tests/service/test_service_rerank.py`` proves the two
 token-for-token identical on arbitrary Unicode text.
 """
@@ -32,8 +33,41 @@ _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 _RUN = re.compile(r"[^\W_]+(?:[^\x00-\x7f\w\s]+[^\W_]*)*")
 
 
+_FOLDED_BELOW = 0x250
+"""Latin-1 Supplement, Latin Extended-A and -B: the letters ``_latin_folds`` covers."""
+
+
+def _latin_folds() -> list[str]:
+    """A ``str.translate`` table replacing each non-ASCII Latin letter (or digit-like
+    sign) that normalizes, alone, to ASCII letters/digits by that: "é" -> "e",
+    "Ø" -> "o", "ß" -> "ss", "½" -> "12"; every other character maps to itself.
+
+    Normalizing such a character does not depend on its neighbours (its decomposition
+    starts with a base character, and none is Greek, whose final sigma lowercases by
+    context), so replacing each one by its normalized form and tokenizing the now ASCII
+    text gives the tokens of the original. Word characters stay word characters, so run
+    boundaries do not move. A list, not a dict: ``translate`` looks it up much faster.
+    """
+    word = re.compile(r"[^\W_]")
+    table: list[str] = []
+    for code in range(_FOLDED_BELOW):
+        character = chr(code)
+        folded = normalize_token(character)
+        fold = code >= 0x80 and word.match(character) and folded.isascii() and folded.isalnum()
+        table.append(folded if fold else character)
+    return table
+
+
+_LATIN_FOLDS = _latin_folds()
+_BEYOND_FOLDS = re.compile(f"[^\\x00-\\u{_FOLDED_BELOW - 1:04x}]")
+
+
 def fast_token_texts(text: str) -> list[str]:
     """Exactly ``token_texts(text)``, computed faster for the common cases."""
+    if not text.isascii() and not _BEYOND_FOLDS.search(text):
+        folded = text.translate(_LATIN_FOLDS)
+        if folded.isascii():  # only Latin letters with diacritics: tokenize as ASCII
+            text = folded
     if text.isascii():
         return _ASCII_TOKEN.findall(text.lower())
     tokens: list[str] = []
