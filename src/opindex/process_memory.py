@@ -1,0 +1,37 @@
+"""Memory settings of a long-lived opindex process (``opindex serve``).
+
+Searches run in worker threads, and glibc's malloc gives every thread that allocates
+concurrently an arena of its own (up to 8 per core). Memory freed in one arena is not
+reused by another, so a server answering searches in parallel keeps the peak of every
+arena resident. Capping the arenas at two trades a little allocation contention (the GIL
+serialises most of it anyway) for a markedly lower peak; docs/BENCHMARKS.md measures it.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import logging
+
+logger = logging.getLogger(__name__)
+
+M_ARENA_MAX = -8  # glibc's mallopt() parameter number (malloc.h)
+SERVER_MALLOC_ARENAS = 2
+
+
+def limit_malloc_arenas(arenas: int = SERVER_MALLOC_ARENAS) -> bool:
+    """Cap glibc's malloc arenas for threads created from now on; False where the C
+    library is not glibc (nothing changes there)."""
+    name = ctypes.util.find_library("c")
+    if name is None:
+        return False
+    try:
+        libc = ctypes.CDLL(name)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):
+        return False
+    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
+    mallopt.restype = ctypes.c_int
+    applied = bool(mallopt(M_ARENA_MAX, arenas))
+    logger.debug("malloc arenas capped at %d: %s", arenas, applied)
+    return applied
