@@ -10,7 +10,7 @@ import pytest
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedText
 from opindex.search.query import parse_query
-from opindex.search.rank import FieldContent, FieldSpec, rank_records
+from opindex.search.rank import FieldContent, FieldSpec, rank_records, rank_records_counted
 
 
 @dataclass(frozen=True)
@@ -158,3 +158,20 @@ def test_bad_field_specs_are_rejected() -> None:
         rank_records(NOTES, "budget", ())
     with pytest.raises(InvalidArgumentError, match="positive weight"):
         rank_records(NOTES, "budget", (FieldSpec("title", 0.0, lambda n: n.title),))
+
+
+@pytest.mark.parametrize("query", ["budget approval", "budget", "lunch", "numbers q3", "zz"])
+@pytest.mark.parametrize("limit", [None, 0, 1, 2, 3, 10])
+def test_a_limit_returns_the_head_of_the_full_ranking_and_counts_all(
+    query: str, limit: int | None
+) -> None:
+    # Duplicated ids tie on (score, id): input order decides, as in a stable sort.
+    twins = [Note(4, "Budget approval", "twin of 4"), Note(5, "budget lunch numbers")]
+    notes = [*NOTES, *twins, *reversed(NOTES)]
+    full = rank_records(notes, query, FIELDS)
+    ranked, kept = rank_records_counted(notes, query, FIELDS, limit=limit)
+    assert ranked == full[:limit]
+    assert kept == len(full)
+    assert [r.record for r in rank_records(notes, query, FIELDS, limit=limit)] == [
+        r.record for r in full[:limit]
+    ]

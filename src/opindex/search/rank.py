@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -167,10 +168,19 @@ def _validate(min_score: float, limit: int | None, fields: Sequence[FieldSpec[T]
 
 
 def _collect_candidates(
-    records: list[R], fields: Sequence[FieldSpec[R]], scorer: _Scorer, gate: float | None
-) -> list[_Candidate[R]]:
-    """Score every field of every record; keep records with at least one matching field
-    whose rounded score reaches *gate* (None: any matching field)."""
+    records: list[R],
+    fields: Sequence[FieldSpec[R]],
+    scorer: _Scorer,
+    gate: float | None,
+    limit: int | None,
+) -> tuple[list[_Candidate[R]], int]:
+    """Score every field of every record and keep the records with a matching field whose
+    rounded score reaches *gate* (None: any matching field).
+
+    Returns the best *limit* kept records (score desc, id asc, then input order) with
+    their matching fields, and how many records were kept in all. Only those best ones
+    get their matching fields collected.
+    """
     columns, results = scorer.score_columns([[spec.extract(r) for r in records] for spec in fields])
     max_weight = max(spec.weight for spec in fields)
     if len(results) == 1:
@@ -184,24 +194,43 @@ def _collect_candidates(
         positions = [
             p for p, score in enumerate(best_raw) if score > 0.0 and round_score(score) >= gate
         ]
-    candidates: list[_Candidate[R]] = []
+    field_scores = [(spec.weight, column[0]) for spec, column in zip(fields, results, strict=True)]
+    keyed: list[tuple[float, int, int]] = []
     for position in positions:
-        hits: list[_FieldHit] = []
-        for order, (spec, column, (scores, indexes)) in enumerate(
-            zip(fields, columns, results, strict=True)
-        ):
+        best: float | None = None
+        for weight, scores in field_scores:
             score = scores[position]
-            rounded = round_score(score) if score else 0.0
-            if rounded > 0.0:
-                value = column[position][indexes[position]]
-                weighted = score * spec.weight / max_weight
-                hits.append(
-                    _FieldHit(order, spec.name, rounded, weighted, indexes[position], value)
-                )
-        if hits:
-            score = round_score(max(hit.weighted for hit in hits))
-            candidates.append(_Candidate(records[position], score, hits))
-    return candidates
+            if score and round_score(score) > 0.0:
+                weighted = score * weight / max_weight
+                if best is None or weighted > best:
+                    best = weighted
+        if best is not None:
+            keyed.append((-round_score(best), records[position].id, position))
+    chosen = sorted(keyed) if limit is None else heapq.nsmallest(limit, keyed)
+    return [_candidate(records, fields, columns, results, p) for _, _, p in chosen], len(keyed)
+
+
+def _candidate(
+    records: list[R],
+    fields: Sequence[FieldSpec[R]],
+    columns: list[Column],
+    results: list[Scores],
+    position: int,
+) -> _Candidate[R]:
+    """The record at *position* with its matching fields and its score."""
+    max_weight = max(spec.weight for spec in fields)
+    hits: list[_FieldHit] = []
+    for order, (spec, column, (scores, indexes)) in enumerate(
+        zip(fields, columns, results, strict=True)
+    ):
+        score = scores[position]
+        rounded = round_score(score) if score else 0.0
+        if rounded > 0.0:
+            value = column[position][indexes[position]]
+            weighted = score * spec.weight / max_weight
+            hits.append(_FieldHit(order, spec.name, rounded, weighted, indexes[position], value))
+    score = round_score(max(hit.weighted for hit in hits))
+    return _Candidate(records[position], score, hits)
 
 
 def _finish(candidate: _Candidate[R], scorer: _Scorer) -> Ranked[R]:
@@ -266,6 +295,5 @@ def rank_records_counted(
         return unscored, len(listed)
     scorer = _Scorer(parsed)
     gate = None if parsed.containment else min_score
-    candidates = _collect_candidates(list(records), fields, scorer, gate)
-    candidates.sort(key=lambda candidate: (-candidate.score, candidate.record.id))
-    return [_finish(candidate, scorer) for candidate in candidates[:limit]], len(candidates)
+    best, kept = _collect_candidates(list(records), fields, scorer, gate, limit)
+    return [_finish(candidate, scorer) for candidate in best], kept
