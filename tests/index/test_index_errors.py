@@ -12,7 +12,7 @@ import pytest
 from index_fixtures import work_package
 
 from opindex.errors import IndexNeedsRebuildError, IndexUnavailableError, SyncInProgressError
-from opindex.index import SCHEMA_VERSION, TenantIndex
+from opindex.index import SCHEMA_VERSION, TenantIndex, record_codec
 from opindex.index.schema import VERSION_FILE
 from opindex.search.query import parse_query
 
@@ -150,3 +150,19 @@ def test_truncated_segment_file_is_unavailable_not_a_crash(index_root: Path, suf
         reader = TenantIndex(index_root)
         reader.candidates(parse_query("budget"), "work_package")
         reader.get("work_package", 1)
+
+
+def test_stored_record_round_trips_and_malformed_bytes_are_unavailable() -> None:
+    record = work_package(7, "Müller's budget", "naïve café ½ 😀")
+    assert record_codec.decode(record_codec.encode(record)) == record
+    good = record_codec.encode(record)
+    broken = [
+        b"\xff\xfe not utf-8",
+        b"{not json",
+        good.replace(b'"kind"', b'"sort"'),
+        good.replace(b'"work_package"', b'"ticket"'),
+        b'{"kind":"work_package","id":1,"fields":{"subject":[["one"]]}}',
+    ]
+    for data in broken:
+        with pytest.raises(IndexUnavailableError, match="stored record is malformed"):
+            record_codec.decode(data)

@@ -113,7 +113,8 @@ def encode(record: Record) -> bytes:
 def decode(data: bytes) -> Record:
     """The Record stored as *data*; IndexUnavailableError if it is not one."""
     try:
-        payload = json.loads(data)
+        # Decoded first: json.loads on bytes would sniff the encoding of every record.
+        payload = json.loads(data.decode("utf-8", "surrogatepass"))
         kind = _kind(payload["kind"])
         fields: dict[str, tuple[FieldValue, ...]] = {
             name: tuple([FieldValue(text, ref) for text, ref in values])  # no generator: faster
