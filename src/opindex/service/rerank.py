@@ -86,7 +86,7 @@ def fast_token_texts(text: str) -> list[str]:
 def analyze_record(document: SearchDocument) -> AnalyzedDocument:
     """``analyze_document(document)``, with the fast tokenizer."""
     fields = {
-        name: tuple(AnalyzedText(value.text, fast_token_texts(value.text)) for value in values)
+        name: tuple([AnalyzedText(value.text, fast_token_texts(value.text)) for value in values])
         for name, values in document.fields.items()
     }
     return AnalyzedDocument(document=document, fields=fields)
