@@ -209,8 +209,10 @@ async def _run(
             swept = await _read_everything(session, plan, state)
         return await _commit(tenant, index, state, plan, run.id, session, swept, options.clock)
     except BaseException as exc:
-        await _abandon(index, plan)
+        # Record first: abandoning awaits a thread, and a second cancellation (a server
+        # shutting down) could cut it short and leave the run "running".
         _record_failure(state, run.id, exc, changes, client.request_count)
+        await _abandon(index, plan)
         raise
     finally:
         index.close()
