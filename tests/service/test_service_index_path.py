@@ -64,6 +64,24 @@ def test_drop_term_uses_index_frequencies(index: TenantIndex) -> None:
     assert [hit.record.id for hit in answer.hits] == [1, 2]
 
 
+def test_drop_term_reads_each_frequency_once_per_search(
+    index: TenantIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[str] = []
+    real = index.doc_freq
+
+    def counted(kind: str, token: str) -> int:
+        asked.append(token)
+        return real(kind, token)
+
+    monkeypatch.setattr(index, "doc_freq", counted)
+    request = SearchRequest(kind="work_package", query="qqqqq printer zyxwv wwwww")
+    answer = index_answer(index, request, parse_query(request.query), merge_thesauri({}))
+    assert answer.outcome.effective_query == "printer"  # three terms dropped, one by one
+    assert [hit.record.id for hit in answer.hits] == [1, 2]
+    assert sorted(asked) == ["printer", "qqqqq", "wwwww", "zyxwv"]
+
+
 def test_tenant_thesaurus_drives_concept_expansion(index: TenantIndex) -> None:
     request = SearchRequest(kind="work_package", query="hiccup")
     plain = index_answer(index, request, parse_query("hiccup"), merge_thesauri({}))

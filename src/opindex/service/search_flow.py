@@ -80,8 +80,12 @@ def index_answer(
             used[0] = attempt
         return hits
 
-    def doc_freq(token: str) -> int:
-        return index.doc_freq(request.kind, token)
+    frequencies: dict[str, int] = {}
+
+    def doc_freq(token: str) -> int:  # drop_term asks again for the terms it keeps
+        if token not in frequencies:
+            frequencies[token] = index.doc_freq(request.kind, token)
+        return frequencies[token]
 
     with search_scope():
         hits, outcome = search_with_relaxation(
