@@ -10,7 +10,7 @@ from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
 from opindex.index import NO_FILTERS, TenantIndex
 from opindex.search.fields import rank_documents
-from opindex.search.query import parse_query
+from opindex.search.query import Query, parse_query
 from opindex.service.filters import check_filters, index_filters
 from opindex.service.relaxation import merge_thesauri
 from opindex.service.search_flow import index_answer
@@ -130,3 +130,56 @@ def test_growing_window_and_cap(tenant_index: TenantIndex, monkeypatch: pytest.M
     capped = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 5)
     assert len(capped) == 5
     assert any("only the best 32" in note for note in capped.notes)
+
+
+def test_final_window_is_the_last_growth_step() -> None:
+    assert index_path.final_window(200, 150) == 200
+    assert index_path.final_window(200, 4454) == index_path.MAX_CANDIDATES
+    assert index_path.final_window(200, 3896) == 3896  # 200 -> 800 -> everything
+    assert index_path.final_window(8, 120) == 120
+
+
+@pytest.mark.parametrize("cap", [4_000, 32])
+def test_one_term_jumps_to_the_last_window_with_the_same_answer(
+    tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch, cap: int
+) -> None:
+    tenant_index.upsert(
+        [
+            work_package(i, f"Release checklist {i}", "release notes" if i % 3 else "relase")
+            for i in range(1, 121)
+        ]
+    )
+    tenant_index.commit()
+    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
+    monkeypatch.setattr(index_path, "MAX_CANDIDATES", cap)
+    windows: list[int] = []
+    real_candidates = tenant_index.candidates
+    real_rule = index_path._grows_to_the_end
+    jump = [True]
+
+    def recorded(*args: object) -> object:
+        windows.append(args[-1])  # type: ignore[arg-type]
+        return real_candidates(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tenant_index, "candidates", recorded)
+    monkeypatch.setattr(index_path, "_grows_to_the_end", lambda q: jump[0] and real_rule(q))
+
+    def search(query: Query, jumping: bool) -> tuple[index_path.HitList, list[int]]:
+        jump[0] = jumping
+        windows.clear()
+        hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
+        return hits, list(windows)
+
+    for text in ("release", "relase", "checklist", "release* checklist"):
+        query = parse_query(text)
+        jumped, jumped_windows = search(query, True)
+        stepped, stepped_windows = search(query, False)
+        assert [(h.record.id, h.ranked) for h in jumped] == [
+            (h.record.id, h.ranked) for h in stepped
+        ]
+        assert (jumped.total, jumped.notes) == (stepped.total, stepped.notes)
+        if len(query.terms) == 1:
+            assert jumped_windows == [8, min(120, cap)]
+            assert stepped_windows == [8, 32, 120] if cap > 120 else [8, 32]
+        else:
+            assert jumped_windows == stepped_windows

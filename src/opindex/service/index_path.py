@@ -98,6 +98,24 @@ def _next_window(window: int, total: int) -> int:
     return min(MAX_CANDIDATES, total if total <= 2 * grown else grown)
 
 
+def _grows_to_the_end(query: Query) -> bool:
+    """True when only the end of the candidates (or the cap) can stop the window growing.
+
+    With one fuzzy term, every candidate the cap cuts matches that term, so neither
+    ``_all_passing_ranked`` nor ``_top_settled`` can hold while the cap cuts anything:
+    the windows in between would be ranked for nothing.
+    """
+    return not query.containment and len(query.terms) == 1
+
+
+def final_window(window: int, total: int) -> int:
+    """The window a growing search reaches when only the end of *total* candidates or
+    MAX_CANDIDATES stops it (the last of ``_next_window``'s steps from *window*)."""
+    while window < total and window < MAX_CANDIDATES:
+        window = _next_window(window, total)
+    return window
+
+
 def search_index(
     index: TenantIndex,
     query: Query,
@@ -137,6 +155,8 @@ def search_index(
             )
             break
         window = _next_window(window, candidates.total)
+        if _grows_to_the_end(query):
+            window = final_window(window, candidates.total)
     passing = ranker.passing()
     if not complete and not notes:
         if query.containment:  # a raw substring scan ran out of its budget
