@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -21,6 +24,9 @@ from opindex.service import Service
 logger = logging.getLogger(__name__)
 
 SERVER_NAME = "opindex"
+SEARCH_THREADS = max(2, os.cpu_count() or 2)
+"""Worker threads for index searches (CPU-bound): more would not answer sooner, only hold
+more candidate windows in memory at once (asyncio's default is CPUs + 4)."""
 INSTRUCTIONS = (
     "Search an OpenProject instance: work packages (with descriptions and comments), "
     "meetings (agenda items, outcomes, participants) and wiki pages (full text). The search "
@@ -70,6 +76,9 @@ def build_server(
 
     @asynccontextmanager
     async def lifespan(_: MCPServer[AppState]) -> AsyncIterator[AppState]:
+        asyncio.get_running_loop().set_default_executor(
+            ThreadPoolExecutor(max_workers=SEARCH_THREADS, thread_name_prefix="opindex-search")
+        )
         service = service_factory(config)
         daemon = SyncDaemon(config, synced, on_sync=options.on_sync) if options.sync else None
         try:
