@@ -179,7 +179,56 @@ def test_one_term_jumps_to_the_last_window_with_the_same_answer(
         ]
         assert (jumped.total, jumped.notes) == (stepped.total, stepped.notes)
         if len(query.terms) == 1:
-            assert jumped_windows == [8, min(120, cap)]
-            assert stepped_windows == [8, 32, 120] if cap > 120 else [8, 32]
+            assert jumped_windows == [2, min(120, cap)]  # the smaller window, then the last
+            assert stepped_windows == ([2, 8, 32, 120] if cap > 120 else [2, 8, 32])
         else:
             assert jumped_windows == stepped_windows
+
+
+def test_a_smaller_first_window_gives_the_first_windows_answer(
+    tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tenant_index.upsert(
+        [
+            *(
+                work_package(i, f"Release checklist {i}", "release notes" if i % 3 else "deploy")
+                for i in range(1, 41)
+            ),
+            work_package(41, "Quarterly budget review"),
+            work_package(42, "Budget approval"),
+        ]
+    )
+    tenant_index.commit()
+    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
+    windows: list[int] = []
+    real_candidates = tenant_index.candidates
+    real_probe = index_path._probe_window
+    probing = [True]
+
+    def recorded(*args: object) -> object:
+        windows.append(args[-1])  # type: ignore[arg-type]
+        return real_candidates(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tenant_index, "candidates", recorded)
+    # Without the smaller window, the probe is the first window itself.
+    monkeypatch.setattr(index_path, "_probe_window", lambda w: real_probe(w) if probing[0] else w)
+
+    def search(text: str, probe: bool) -> tuple[index_path.HitList, list[int]]:
+        probing[0] = probe
+        windows.clear()
+        query = parse_query(text)
+        hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
+        return hits, list(windows)
+
+    cases = {
+        "quarterly": [2],  # one candidate: the small window holds everything
+        "budget approval release": [2],  # what it cuts matches one term of three: cannot pass
+        "release checklist": [2, 8, 40],  # what it cuts could pass: the windows as before
+        "release notes": [2, 8, 40],
+    }
+    for text, expected_windows in cases.items():
+        probed, probed_windows = search(text, True)
+        plain, _ = search(text, False)
+        assert probed_windows == expected_windows, text
+        assert [(h.record.id, h.ranked) for h in probed] == [(h.record.id, h.ranked) for h in plain]
+        assert (probed.total, probed.notes) == (plain.total, plain.notes), text
