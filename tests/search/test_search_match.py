@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from opindex.search import match as match_module
-from opindex.search.analysis import AnalyzedText
-from opindex.search.match import BASE_SCALE, QueryMatcher, score_field
+from opindex.search.analysis import AnalyzedText, fold_latin
+from opindex.search.match import BASE_SCALE, QueryMatcher, score_field, token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
+from opindex.search.tokenize import token_texts, tokenize
 
 
 @pytest.mark.parametrize(
@@ -97,3 +100,29 @@ def test_alternatives_take_the_best_score() -> None:
     query = parse_query("(bug|defect) report")
     assert score_field(query, "defect report").score == BASE_SCALE
     assert score_field(query, "bug report").score == BASE_SCALE
+
+
+_LATIN_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcXYZ09 -_.'é É ñ ß æ Ø ½ ı İ ü\u0301\u2014ǅ")), max_size=60
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_LATIN_TEXT, st.data())
+def test_token_starts_are_the_tokenizers_offsets(text: str, data: st.DataObject) -> None:
+    spans = tokenize(text)
+    tokens = sorted({span.text for span in spans})
+    targets = set(data.draw(st.lists(st.sampled_from(tokens), unique=True))) if tokens else set()
+    targets.add("absent")
+    expected = tuple(span.start for span in spans if span.text in targets)
+    assert token_starts(AnalyzedText(text), targets) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF), max_size=60))
+def test_folded_latin_text_has_the_same_tokens(text: str) -> None:
+    folded = fold_latin(text)
+    if folded is None:
+        assert not text.isascii()
+    else:
+        assert folded.isascii() and token_texts(folded) == token_texts(text)

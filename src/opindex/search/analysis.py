@@ -2,12 +2,51 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from opindex.search.document import Kind, SearchDocument
-from opindex.search.tokenize import Token, token_texts, tokenize
+from opindex.search.tokenize import Token, normalize_token, token_texts, tokenize
+
+_FOLDED_BELOW = 0x250
+"""Latin-1 Supplement, Latin Extended-A and -B: the letters ``_latin_folds`` covers."""
+
+
+def _latin_folds() -> list[str]:
+    """A ``str.translate`` table replacing each non-ASCII Latin letter (or digit-like
+    sign) that normalizes, alone, to ASCII letters/digits by that: "é" -> "e",
+    "Ø" -> "o", "ß" -> "ss", "½" -> "12"; every other character maps to itself.
+
+    Normalizing such a character does not depend on its neighbours (its decomposition
+    starts with a base character, and none is Greek, whose final sigma lowercases by
+    context), so replacing each one by its normalized form and tokenizing the now ASCII
+    text gives the tokens of the original. Word characters stay word characters, so run
+    boundaries do not move. A list, not a dict: ``translate`` looks it up much faster.
+    """
+    word = re.compile(r"[^\W_]")
+    table: list[str] = []
+    for code in range(_FOLDED_BELOW):
+        character = chr(code)
+        folded = normalize_token(character)
+        fold = code >= 0x80 and word.match(character) and folded.isascii() and folded.isalnum()
+        table.append(folded if fold else character)
+    return table
+
+
+_LATIN_FOLDS = _latin_folds()
+_BEYOND_FOLDS = re.compile(f"[^\\x00-\\u{_FOLDED_BELOW - 1:04x}]")
+
+
+def fold_latin(text: str) -> str | None:
+    """*text* with its Latin letters folded to ASCII (see ``_latin_folds``), or None when
+    it holds other non-ASCII characters. ``token_texts`` of the result equals that of
+    *text*; when both have the same length, every offset is unchanged too."""
+    if _BEYOND_FOLDS.search(text):
+        return None
+    folded = text.translate(_LATIN_FOLDS)
+    return folded if folded.isascii() else None
 
 
 class AnalyzedText:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from opindex.search.analysis import AnalyzedText
+from opindex.search.analysis import AnalyzedText, fold_latin
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
 from opindex.search.tokenize import token_texts
@@ -215,12 +215,22 @@ class QueryMatcher:
                     break
         if not targets:
             return ()
-        if value.text.isascii():
-            # ASCII tokens are the runs themselves, lowercased: find them directly.
-            alternation = "|".join(re.escape(token) for token in sorted(targets))
-            pattern = re.compile(rf"(?<![^\W_])(?:{alternation})(?![^\W_])", re.IGNORECASE)
-            return tuple(match.start() for match in pattern.finditer(value.text))
-        return tuple(span.start for span in value.spans() if span.text in targets)
+        return token_starts(value, targets)
+
+
+def token_starts(value: AnalyzedText, targets: AbstractSet[str]) -> tuple[int, ...]:
+    """Start offsets in ``value.text`` of the tokens whose normalized form is in *targets*."""
+    text = value.text
+    if not text.isascii():
+        folded = fold_latin(text)
+        if folded is not None and len(folded) == len(text):  # one character for one
+            text = folded
+    if text.isascii():
+        # ASCII tokens are the runs themselves, lowercased: find them directly.
+        alternation = "|".join(re.escape(token) for token in sorted(targets))
+        pattern = re.compile(rf"(?<![^\W_])(?:{alternation})(?![^\W_])", re.IGNORECASE)
+        return tuple(match.start() for match in pattern.finditer(text))
+    return tuple(span.start for span in value.spans() if span.text in targets)
 
 
 def score_field(query: str | Query, field_text: str | AnalyzedText) -> FieldScore:

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from opindex.records import Record
-from opindex.search.analysis import AnalyzedDocument, AnalyzedText
+from opindex.search.analysis import AnalyzedDocument, AnalyzedText, fold_latin
 from opindex.search.document import Kind, SearchDocument
 from opindex.search.fields import rank_documents_counted
 from opindex.search.query import Query
@@ -33,40 +33,11 @@ _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 _RUN = re.compile(r"[^\W_]+(?:[^\x00-\x7f\w\s]+[^\W_]*)*")
 
 
-_FOLDED_BELOW = 0x250
-"""Latin-1 Supplement, Latin Extended-A and -B: the letters ``_latin_folds`` covers."""
-
-
-def _latin_folds() -> list[str]:
-    """A ``str.translate`` table replacing each non-ASCII Latin letter (or digit-like
-    sign) that normalizes, alone, to ASCII letters/digits by that: "é" -> "e",
-    "Ø" -> "o", "ß" -> "ss", "½" -> "12"; every other character maps to itself.
-
-    Normalizing such a character does not depend on its neighbours (its decomposition
-    starts with a base character, and none is Greek, whose final sigma lowercases by
-    context), so replacing each one by its normalized form and tokenizing the now ASCII
-    text gives the tokens of the original. Word characters stay word characters, so run
-    boundaries do not move. A list, not a dict: ``translate`` looks it up much faster.
-    """
-    word = re.compile(r"[^\W_]")
-    table: list[str] = []
-    for code in range(_FOLDED_BELOW):
-        character = chr(code)
-        folded = normalize_token(character)
-        fold = code >= 0x80 and word.match(character) and folded.isascii() and folded.isalnum()
-        table.append(folded if fold else character)
-    return table
-
-
-_LATIN_FOLDS = _latin_folds()
-_BEYOND_FOLDS = re.compile(f"[^\\x00-\\u{_FOLDED_BELOW - 1:04x}]")
-
-
 def fast_token_texts(text: str) -> list[str]:
     """Exactly ``token_texts(text)``, computed faster for the common cases."""
-    if not text.isascii() and not _BEYOND_FOLDS.search(text):
-        folded = text.translate(_LATIN_FOLDS)
-        if folded.isascii():  # only Latin letters with diacritics: tokenize as ASCII
+    if not text.isascii():
+        folded = fold_latin(text)
+        if folded is not None:  # only Latin letters with diacritics: tokenize as ASCII
             text = folded
     if text.isascii():
         return _ASCII_TOKEN.findall(text.lower())
