@@ -8,7 +8,7 @@ from service_records import meeting, work_package
 import opindex.service.index_path as index_path
 from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
-from opindex.index import NO_FILTERS, TenantIndex
+from opindex.index import NO_FILTERS, CandidateList, TenantIndex
 from opindex.search.fields import rank_documents
 from opindex.search.query import Query, parse_query
 from opindex.service.filters import check_filters, index_filters
@@ -224,7 +224,7 @@ def test_a_smaller_first_window_gives_the_first_windows_answer(
         "quarterly": [2],  # one candidate: the small window holds everything
         "budget approval release": [2],  # what it cuts matches one term of three: cannot pass
         "release checklist": [2, 8, 40],  # what it cuts could pass: the windows as before
-        "release notes": [2, 8, 40],
+        "release notes": [2, 8, 27],  # the 27 matching both terms in one field: enough
     }
     for text, expected_windows in cases.items():
         probed, probed_windows = search(text, True)
@@ -232,3 +232,53 @@ def test_a_smaller_first_window_gives_the_first_windows_answer(
         assert probed_windows == expected_windows, text
         assert [(h.record.id, h.ranked) for h in probed] == [(h.record.id, h.ranked) for h in plain]
         assert (probed.total, probed.notes) == (plain.total, plain.notes), text
+
+
+def test_growth_stops_at_the_counted_passable_candidates_with_the_same_answer(
+    tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tenant_index.upsert(
+        [
+            *(work_package(i, f"alpha beta filler {i}") for i in range(1, 13)),
+            *(work_package(i, f"alpha only {i}") for i in range(13, 61)),
+            *(work_package(i, f"delta epsilon {i}") for i in range(61, 66)),
+            *(work_package(i, f"delta only {i}") for i in range(66, 101)),
+        ]
+    )
+    tenant_index.commit()
+    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
+    windows: list[int] = []
+    real_candidates = tenant_index.candidates
+    real_settling = index_path._settling_window
+    settling = [True]
+
+    def recorded(*args: object) -> object:
+        windows.append(args[-1])  # type: ignore[arg-type]
+        return real_candidates(*args)  # type: ignore[arg-type]
+
+    def chosen(query: Query, candidates: CandidateList, window: int) -> int:
+        return real_settling(query, candidates, window) if settling[0] else window
+
+    monkeypatch.setattr(tenant_index, "candidates", recorded)
+    monkeypatch.setattr(index_path, "_settling_window", chosen)
+
+    def search(text: str, settle: bool) -> tuple[index_path.HitList, list[int]]:
+        settling[0] = settle
+        windows.clear()
+        query = parse_query(text)
+        hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
+        return hits, list(windows)
+
+    # Twelve candidates match two of the three terms (the fewest that can pass); the
+    # search of window 8 looked at 32 and counted them: window 12 instead of all 60.
+    # Five match two terms of "delta epsilon zeta": the smaller window's search counted
+    # them, so the first full window is 5 instead of 8.
+    cases = {"alpha beta gamma": ([2, 8, 12], [2, 8, 60]), "delta epsilon zeta": ([2, 5], [2, 8])}
+    for text, (expected_settled, expected_plain) in cases.items():
+        settled, settled_windows = search(text, True)
+        plain, plain_windows = search(text, False)
+        assert (settled_windows, plain_windows) == (expected_settled, expected_plain), text
+        assert [(h.record.id, h.ranked) for h in settled] == [
+            (h.record.id, h.ranked) for h in plain
+        ]
+        assert (settled.total, settled.notes) == (plain.total, plain.notes), text

@@ -40,11 +40,26 @@ class CandidateList(list[Record]):
         total: int = 0,
         truncated: bool = False,
         excluded_max_terms: int | None = None,
+        ranked_terms: Sequence[int] = (),
     ) -> None:
         super().__init__(records)
         self.total = total
         self.truncated = truncated
         self.excluded_max_terms = excluded_max_terms
+        self._ranked_terms = ranked_terms
+
+    def matching_at_least(self, terms: int) -> int | None:
+        """How many candidates in all match at least *terms* query terms within one field,
+        when the search saw them all (fuzzy mode; None when unknown).
+
+        The search looks beyond the cap (see WINDOW_FACTOR); candidates come best first by
+        terms matched, so when one it looked at matches fewer, the count is exact.
+        """
+        ranked = self._ranked_terms
+        count = next((i for i, matched in enumerate(ranked) if matched < terms), None)
+        if count is not None:
+            return count
+        return len(ranked) if ranked and len(ranked) >= self.total else None
 
 
 def _must(clauses: Sequence[tantivy.Query]) -> tantivy.Query:
@@ -65,12 +80,14 @@ def run_ranked(
     ids = searcher.fast_field_values(s.ID, [address for _, address in hits])
     order = sorted(range(len(hits)), key=lambda i: (-hits[i][0], ids[i] or 0))
     total = hit_count(result)
-    excluded = field_terms_matched(hits[order[limit]][0]) if len(order) > limit else None
+    ranked_terms = [field_terms_matched(hits[i][0]) for i in order]
+    excluded = ranked_terms[limit] if len(order) > limit else None
     return CandidateList(
         (decode(hits[i][1]) for i in order[:limit]),
         total=total,
         truncated=total > limit,
         excluded_max_terms=excluded,
+        ranked_terms=ranked_terms,
     )
 
 

@@ -122,6 +122,23 @@ def final_window(window: int, total: int) -> int:
     return window
 
 
+def _settling_window(query: Query, candidates: CandidateList, window: int) -> int:
+    """The window to rank next instead of *window*, the next one by the growth rule, when
+    the last search (*candidates*) shows which window will stop the growth anyway.
+
+    With one term, only the last window can (``_grows_to_the_end``). With more, a window
+    holding every candidate that can pass the gate is complete, and any larger window
+    holds the same passing records: when the search counted them (fewer than *window*),
+    that many are enough, and the answer is the one *window* would give.
+    """
+    if _grows_to_the_end(query):
+        return final_window(window, candidates.total)
+    if query.containment:
+        return window
+    passable = candidates.matching_at_least(min_terms_to_pass(len(query.terms)))
+    return passable if passable is not None and passable < window else window
+
+
 def search_index(
     index: TenantIndex,
     query: Query,
@@ -151,8 +168,7 @@ def search_index(
     hits = ranker.rank(candidates, limit)
     if _all_passing_ranked(query, candidates):
         return HitList(hits, total=ranker.passing())
-    if _grows_to_the_end(query):
-        window = final_window(window, candidates.total)
+    window = _settling_window(query, candidates, window)
     notes: list[str] = []
     while True:
         candidates = index.candidates(query, kind, filters, window)
@@ -168,9 +184,7 @@ def search_index(
                 f"{window} by the index's estimate were ranked"
             )
             break
-        window = _next_window(window, candidates.total)
-        if _grows_to_the_end(query):
-            window = final_window(window, candidates.total)
+        window = _settling_window(query, candidates, _next_window(window, candidates.total))
     passing = ranker.passing()
     if not complete and not notes:
         if query.containment:  # a raw substring scan ran out of its budget
