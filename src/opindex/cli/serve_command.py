@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     """Serve until the client disconnects (stdio) or SIGINT/SIGTERM (HTTP)."""
     from opindex.mcp.server import ServerOptions, build_server
     from opindex.mcp.serving import serve_http, serve_stdio
-    from opindex.process_memory import limit_malloc_arenas
+    from opindex.process_memory import limit_malloc_arenas, tune_garbage_collector
 
     config = load_config(args.config)
     if args.port is not None and not 0 <= args.port <= 65535:
@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
         logging.getLogger("opindex").setLevel(logging.INFO)
     options = ServerOptions(transport=args.transport, tenant=args.tenant, sync=not args.no_sync)
     limit_malloc_arenas()
+    tune_garbage_collector()
     server = build_server(config, options)
     if args.transport == "stdio":
         asyncio.run(serve_stdio(server))

@@ -74,10 +74,10 @@ class AnalysisCache:
     back as candidates of many queries. Entries are keyed by (scope, kind, id) and used
     only while the stored document is unchanged (compared by value, so a re-decoded or
     re-synced record is checked, never trusted). The budget counts tokens: about 75 bytes
-    each, so the default of 400,000 holds roughly 30 MB.
+    each, so the default of 100,000 holds roughly 8 MB.
     """
 
-    def __init__(self, token_budget: int = 400_000) -> None:
+    def __init__(self, token_budget: int = 100_000) -> None:
         self.token_budget = token_budget
         self._entries: OrderedDict[tuple[str, str, int], tuple[AnalyzedDocument, int]] = (
             OrderedDict()
