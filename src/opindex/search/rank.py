@@ -6,7 +6,6 @@ import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Generic, Protocol, TypeVar, cast
 
 from opindex.errors import InvalidArgumentError
@@ -265,11 +264,9 @@ def rank_records(
     An empty fuzzy query returns every record, in input order, with score 0 and no
     matches. *match_mode* applies to a query given as text; a parsed Query carries its own.
     """
-    parsed = query if isinstance(query, Query) else parse_query(query, match_mode)
-    if not parsed.containment and not parsed.terms:
-        _validate(min_score, limit, fields)
-        return [Ranked(record=record, score=0.0, matches=()) for record in islice(records, limit)]
-    ranked, _ = rank_records_counted(records, parsed, fields, min_score=min_score, limit=limit)
+    ranked, _ = rank_records_counted(
+        records, query, fields, min_score=min_score, limit=limit, match_mode=match_mode
+    )
     return ranked
 
 
