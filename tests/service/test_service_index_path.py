@@ -139,6 +139,28 @@ def test_final_window_is_the_last_growth_step() -> None:
     assert index_path.final_window(8, 120) == 120
 
 
+def _record_windows(tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The list that receives every window size ``tenant_index.candidates`` is asked for."""
+    windows: list[int] = []
+    real_candidates = tenant_index.candidates
+
+    def recorded(*args: object) -> object:
+        windows.append(args[-1])  # type: ignore[arg-type]
+        return real_candidates(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tenant_index, "candidates", recorded)
+    return windows
+
+
+def _search_two(
+    tenant_index: TenantIndex, query: Query, windows: list[int]
+) -> tuple[index_path.HitList, list[int]]:
+    """The top 2 work packages for *query*, and the windows this search asked for."""
+    windows.clear()
+    hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
+    return hits, list(windows)
+
+
 @pytest.mark.parametrize("cap", [4_000, 32])
 def test_one_term_jumps_to_the_last_window_with_the_same_answer(
     tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch, cap: int
@@ -152,23 +174,15 @@ def test_one_term_jumps_to_the_last_window_with_the_same_answer(
     tenant_index.commit()
     monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
     monkeypatch.setattr(index_path, "MAX_CANDIDATES", cap)
-    windows: list[int] = []
-    real_candidates = tenant_index.candidates
+    windows = _record_windows(tenant_index, monkeypatch)
     real_rule = index_path._grows_to_the_end
     jump = [True]
 
-    def recorded(*args: object) -> object:
-        windows.append(args[-1])  # type: ignore[arg-type]
-        return real_candidates(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tenant_index, "candidates", recorded)
     monkeypatch.setattr(index_path, "_grows_to_the_end", lambda q: jump[0] and real_rule(q))
 
     def search(query: Query, jumping: bool) -> tuple[index_path.HitList, list[int]]:
         jump[0] = jumping
-        windows.clear()
-        hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
-        return hits, list(windows)
+        return _search_two(tenant_index, query, windows)
 
     for text in ("release", "relase", "checklist", "release* checklist"):
         query = parse_query(text)
@@ -200,25 +214,16 @@ def test_a_smaller_first_window_gives_the_first_windows_answer(
     )
     tenant_index.commit()
     monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
-    windows: list[int] = []
-    real_candidates = tenant_index.candidates
+    windows = _record_windows(tenant_index, monkeypatch)
     real_probe = index_path._probe_window
     probing = [True]
 
-    def recorded(*args: object) -> object:
-        windows.append(args[-1])  # type: ignore[arg-type]
-        return real_candidates(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tenant_index, "candidates", recorded)
     # Without the smaller window, the probe is the first window itself.
     monkeypatch.setattr(index_path, "_probe_window", lambda w: real_probe(w) if probing[0] else w)
 
     def search(text: str, probe: bool) -> tuple[index_path.HitList, list[int]]:
         probing[0] = probe
-        windows.clear()
-        query = parse_query(text)
-        hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
-        return hits, list(windows)
+        return _search_two(tenant_index, parse_query(text), windows)
 
     cases = {
         "quarterly": [2],  # one candidate: the small window holds everything
@@ -247,27 +252,18 @@ def test_growth_stops_at_the_counted_passable_candidates_with_the_same_answer(
     )
     tenant_index.commit()
     monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
-    windows: list[int] = []
-    real_candidates = tenant_index.candidates
+    windows = _record_windows(tenant_index, monkeypatch)
     real_settling = index_path._settling_window
     settling = [True]
-
-    def recorded(*args: object) -> object:
-        windows.append(args[-1])  # type: ignore[arg-type]
-        return real_candidates(*args)  # type: ignore[arg-type]
 
     def chosen(query: Query, candidates: CandidateList, window: int) -> int:
         return real_settling(query, candidates, window) if settling[0] else window
 
-    monkeypatch.setattr(tenant_index, "candidates", recorded)
     monkeypatch.setattr(index_path, "_settling_window", chosen)
 
     def search(text: str, settle: bool) -> tuple[index_path.HitList, list[int]]:
         settling[0] = settle
-        windows.clear()
-        query = parse_query(text)
-        hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
-        return hits, list(windows)
+        return _search_two(tenant_index, parse_query(text), windows)
 
     # Twelve candidates match two of the three terms (the fewest that can pass); the
     # search of window 8 looked at 32 and counted them: window 12 instead of all 60.
