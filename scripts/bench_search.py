@@ -189,10 +189,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     slowest = [query for _, query in largest["slowest"]]
     profile = profile_index_path(largest["tenant"], slowest)
-    print(
-        f"profile of the {len(slowest)} slowest index queries at the largest size "
-        f"({profile['total_s'] * 1000:.0f} ms in total), by own time:"
-    )
+    if slowest:
+        print(
+            f"profile of the {len(slowest)} slowest index queries at the largest size "
+            f"({profile['total_s'] * 1000:.0f} ms in total), by own time:"
+        )
     for row in profile["by_own_time"]:
         print(f"  {row['own_s'] * 1000:8.1f} ms  {row['calls']:>8}  {row['function']}")
     for r in results.values():

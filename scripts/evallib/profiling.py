@@ -36,6 +36,8 @@ def profile_index_path(
     Runs ``opindex.service.search_flow.index_answer`` (what the service runs in a worker
     thread) in this thread so cProfile sees it; envelope building is not included.
     """
+    if not queries:
+        return {"total_s": 0.0, "by_own_time": []}
     profiler = cProfile.Profile()
     thesaurus = merge_thesauri({})
     with TenantIndex(index_directory(tenant.data_dir, tenant.tenant)) as index:
