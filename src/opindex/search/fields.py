@@ -13,7 +13,6 @@ from opindex.search.rank import (
     DEFAULT_MIN_SCORE,
     FieldSpec,
     Ranked,
-    rank_records,
     rank_records_counted,
 )
 
@@ -116,25 +115,20 @@ def rank_documents(
     content not read) simply do not match. Raises InvalidArgumentError for an unknown kind
     or a document of another kind.
     """
-    checked = _check_kind(kind)
-    ranked = rank_records(
-        _analyzed_documents(documents, checked),
-        query,
-        _ANALYZED_SPECS[checked],
-        min_score=min_score,
-        limit=limit,
-        match_mode=match_mode,
+    ranked, _ = rank_documents_counted(
+        documents, query, kind, min_score=min_score, limit=limit, match_mode=match_mode
     )
-    return [Ranked(item.record.document, item.score, item.matches) for item in ranked]
+    return ranked
 
 
 def rank_documents_counted(
     documents: Iterable[SearchDocument | AnalyzedDocument],
-    query: Query,
+    query: str | Query,
     kind: Kind,
     *,
     min_score: float = DEFAULT_MIN_SCORE,
     limit: int | None = None,
+    match_mode: MatchMode = "fuzzy",
 ) -> tuple[list[Ranked[SearchDocument]], int]:
     """``rank_documents``, and how many documents it would return without *limit*
     (counted in the same scoring pass)."""
@@ -145,6 +139,7 @@ def rank_documents_counted(
         _ANALYZED_SPECS[checked],
         min_score=min_score,
         limit=limit,
+        match_mode=match_mode,
     )
     return [Ranked(item.record.document, item.score, item.matches) for item in ranked], passing
 

@@ -64,7 +64,7 @@ class Service:
     Per tenant it keeps one API client, one index reader and one state connection, opened
     on first use. Index searches run in a worker thread (Tantivy and the scorer), so the
     event loop stays free; analysed records are shared across searches through one
-    ``AnalysisCache`` (about 30 MB at most).
+    ``AnalysisCache`` (about 8 MB at most).
     """
 
     def __init__(
