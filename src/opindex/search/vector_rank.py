@@ -1,0 +1,272 @@
+"""The scorer's rules over pre-analysed records, as array operations (numpy).
+
+``opindex.search.rank`` scores records one value at a time from their text. Here the
+records were analysed when they were indexed (``ValueTable``: each field value's token
+ids, and for each token the values holding it), and each vocabulary token was scored
+once per query term (``TermMatches``). A search then touches only the values that hold
+a matching token, and computes for them exactly what ``rank_records`` computes, in the
+same floating-point operations and order, so the scores are equal to the last bit:
+
+- value score: ``(sum of best per term / n) * (covered / n) * BASE_SCALE``, plus the
+  phrase bonus when the query's tokens occur consecutively (capped at 1);
+- field score: the best value; record gate: the best field score, rounded, reaches
+  ``min_score``; record score: the best ``field score * weight / max weight`` over the
+  fields whose rounded score is above 0, rounded.
+
+``tests/search/test_vector_rank.py`` checks equality with ``rank_records`` on random
+records and queries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from opindex.search.match import BASE_SCALE, PHRASE_BONUS
+
+IntArray = npt.NDArray[np.int64]
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+@dataclass(frozen=True, slots=True)
+class TermMatches:
+    """For one query term: the vocabulary ids scoring above 0 (ascending) and the best
+    score of each over the term's alternatives."""
+
+    ids: IntArray
+    scores: FloatArray
+
+
+@dataclass(frozen=True, slots=True)
+class ValueTable:
+    """The analysed field values of the records of one kind (one index segment).
+
+    Values are stored record by record, and within a record field by field, so the
+    record and field of consecutive values never decrease.
+    ``value_doc[v]``: the record position of value v; ``value_field[v]``: its field's
+    position in the kind's field list; ``tokens[value_start[v]:value_start[v+1]]``: its
+    token ids in order. ``posting_tokens`` (ascending) with ``posting_start`` and
+    ``posting_values``: for each token id, the values holding it (ascending).
+    """
+
+    value_doc: npt.NDArray[np.int32]
+    value_field: npt.NDArray[np.uint8]
+    value_start: IntArray
+    tokens: npt.NDArray[np.int32]
+    posting_tokens: npt.NDArray[np.int32]
+    posting_start: IntArray
+    posting_values: npt.NDArray[np.int32]
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """Records that pass the gate: their positions (ascending) and rounded scores."""
+
+    docs: IntArray
+    scores: FloatArray
+
+
+def round_scores(values: FloatArray) -> FloatArray:
+    """``round_score`` of each value: clamped to [0, 1], rounded to two decimals exactly
+    as Python's ``round`` does (values within a hair of a half-cent go through it)."""
+    clamped = np.clip(values, 0.0, 1.0)
+    scaled = clamped * 100.0
+    rounded: FloatArray = np.rint(scaled) / 100.0
+    near_half = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
+    for i in near_half.tolist():
+        rounded[i] = round(float(clamped[i]), 2)
+    return rounded
+
+
+def _gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
+    """The values holding any of the term's tokens, each with that token's score."""
+    at = np.searchsorted(table.posting_tokens, term.ids)
+    inside = at < len(table.posting_tokens)
+    found = np.zeros(len(term.ids), dtype=bool)
+    found[inside] = table.posting_tokens[at[inside]] == term.ids[inside]
+    at, scores = at[found], term.scores[found]
+    starts = table.posting_start[at]
+    lengths = table.posting_start[at + 1] - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    # positions of every posting entry of the found tokens, in one vectorized step
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    positions = offsets + np.arange(total)
+    return table.posting_values[positions].astype(np.int64), np.repeat(scores, lengths)
+
+
+def _group_starts(keys: IntArray) -> IntArray:
+    """Start of each run of equal values in sorted *keys*."""
+    if not len(keys):
+        return np.zeros(0, dtype=np.int64)
+    return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+
+
+def _term_bests(table: ValueTable, terms: Sequence[TermMatches]) -> tuple[IntArray, FloatArray]:
+    """The values holding a match of any term, and their best score per term (matrix)."""
+    count = len(terms)
+    keys_parts: list[IntArray] = []
+    score_parts: list[FloatArray] = []
+    for position, term in enumerate(terms):
+        values, scores = _gather(table, term)
+        keys_parts.append(values * count + position)
+        score_parts.append(scores)
+    keys = np.concatenate(keys_parts)
+    scores = np.concatenate(score_parts)
+    order = np.argsort(keys, kind="stable")
+    keys, scores = keys[order], scores[order]
+    starts = _group_starts(keys)
+    if not len(starts):
+        return np.zeros(0, dtype=np.int64), np.zeros((0, count), dtype=np.float64)
+    bests = np.maximum.reduceat(scores, starts)
+    keys = keys[starts]
+    values, slots = keys // count, keys % count
+    first = _group_starts(values)
+    rows = np.cumsum(np.r_[False, values[1:] != values[:-1]])
+    matrix = np.zeros((len(first), count), dtype=np.float64)
+    matrix[rows, slots] = bests
+    return values[first], matrix
+
+
+def _phrase_values(table: ValueTable, phrase: npt.NDArray[np.int32]) -> IntArray:
+    """Values holding the token ids of *phrase* consecutively (ascending)."""
+    holding: IntArray | None = None
+    for token in np.unique(phrase).tolist():
+        at = int(np.searchsorted(table.posting_tokens, token))
+        if at == len(table.posting_tokens) or int(table.posting_tokens[at]) != token:
+            return np.zeros(0, dtype=np.int64)
+        values = table.posting_values[table.posting_start[at] : table.posting_start[at + 1]]
+        values64 = values.astype(np.int64)
+        holding = values64 if holding is None else np.intersect1d(holding, values64, True)
+    if holding is None or len(phrase) == 1:
+        return holding if holding is not None else np.zeros(0, dtype=np.int64)
+    found: list[int] = []
+    width = len(phrase)
+    for value in holding.tolist():
+        sequence = table.tokens[table.value_start[value] : table.value_start[value + 1]]
+        starts = np.flatnonzero(sequence[: len(sequence) - width + 1] == phrase[0])
+        for offset in range(1, width):
+            starts = starts[sequence[starts + offset] == phrase[offset]]
+        if len(starts):
+            found.append(value)
+    return np.array(found, dtype=np.int64)
+
+
+def score_table(
+    table: ValueTable,
+    terms: Sequence[TermMatches],
+    phrase: npt.NDArray[np.int32] | None,
+    weights: Sequence[float],
+    allowed: BoolArray,
+    min_score: float,
+) -> Scored:
+    """The records of *table* that pass the gate, with their rounded scores.
+
+    *phrase*: the token ids of the query's tokens (None when one of them is in no
+    record). *weights*: per field position. *allowed*: per record, whether it may be
+    returned at all (alive, of the kind, inside the filters).
+    """
+    values, bests = _term_bests(table, terms)
+    if not len(values):
+        return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
+    count = len(terms)
+    total = bests[:, 0].copy()
+    for column in range(1, count):
+        total = total + bests[:, column]  # left to right, as Python's sum
+    covered = np.count_nonzero(bests, axis=1)
+    value_scores = (total / count) * (covered / count) * BASE_SCALE
+    if phrase is not None and len(phrase):
+        with_phrase = _phrase_values(table, phrase)
+        rows = np.searchsorted(values, with_phrase)
+        inside = rows < len(values)
+        inside[inside] = values[rows[inside]] == with_phrase[inside]
+        rows = rows[inside]
+        value_scores[rows] = np.minimum(1.0, value_scores[rows] + PHRASE_BONUS)
+    # best value per (record, field): keys never decrease along the values
+    field_count = max(len(weights), 1)
+    docs = table.value_doc[values].astype(np.int64)
+    field_keys = docs * field_count + table.value_field[values]
+    starts = _group_starts(field_keys)
+    field_scores = np.maximum.reduceat(value_scores, starts)
+    field_docs = docs[starts]
+    fields = table.value_field[values][starts].astype(np.int64)
+    weight_of = np.asarray(weights, dtype=np.float64)
+    weighted = np.where(
+        round_scores(field_scores) > 0.0,
+        (field_scores * weight_of[fields]) / float(weight_of.max()),
+        -1.0,
+    )
+    doc_starts = _group_starts(field_docs)
+    best_raw = np.maximum.reduceat(field_scores, doc_starts)
+    best_weighted = np.maximum.reduceat(weighted, doc_starts)
+    record_docs = field_docs[doc_starts]
+    keep = (
+        allowed[record_docs]
+        & (best_raw > 0.0)
+        & (round_scores(best_raw) >= min_score)
+        & (best_weighted >= 0.0)
+    )
+    return Scored(record_docs[keep], round_scores(best_weighted[keep]))
+
+
+def build_table(values: Sequence[tuple[int, int, Sequence[int]]]) -> ValueTable:
+    """A ValueTable from (record position, field position, token ids) per value, given
+    record by record and, within a record, field by field."""
+    count = len(values)
+    value_doc = np.fromiter((doc for doc, _, _ in values), dtype=np.int32, count=count)
+    value_field = np.fromiter((field for _, field, _ in values), dtype=np.uint8, count=count)
+    lengths = np.fromiter((len(tokens) for _, _, tokens in values), dtype=np.int64, count=count)
+    value_start = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=value_start[1:])
+    tokens = np.fromiter(
+        (token for _, _, sequence in values for token in sequence),
+        dtype=np.int32,
+        count=int(value_start[-1]),
+    )
+    return table_from_arrays(value_doc, value_field, value_start, tokens)
+
+
+def table_from_arrays(
+    value_doc: npt.NDArray[np.int32],
+    value_field: npt.NDArray[np.uint8],
+    value_start: IntArray,
+    tokens: npt.NDArray[np.int32],
+) -> ValueTable:
+    """A ValueTable with its postings computed from the values' token ids."""
+    owners = np.repeat(np.arange(len(value_doc), dtype=np.int64), np.diff(value_start))
+    pairs = np.unique((tokens.astype(np.int64) << 32) | owners)
+    posting_keys = pairs >> 32
+    first = _group_starts(posting_keys)
+    return ValueTable(
+        value_doc=value_doc,
+        value_field=value_field,
+        value_start=value_start,
+        tokens=tokens,
+        posting_tokens=posting_keys[first].astype(np.int32),
+        posting_start=np.r_[first, len(pairs)].astype(np.int64),
+        posting_values=(pairs & 0xFFFFFFFF).astype(np.int32),
+    )
+
+
+def top_records(ids: IntArray, scores: FloatArray, limit: int) -> IntArray:
+    """Positions of the best *limit* records by (score desc, id asc), in that order."""
+    count = len(ids)
+    if limit <= 0 or count == 0:
+        return np.zeros(0, dtype=np.int64)
+    if count > limit:
+        threshold = np.partition(scores, count - limit)[count - limit]
+        above = np.flatnonzero(scores > threshold)
+        ties = np.flatnonzero(scores == threshold)
+        need = limit - len(above)
+        if need < len(ties):
+            ties = ties[np.argpartition(ids[ties], need - 1)[:need]] if need > 0 else ties[:0]
+        chosen = np.concatenate([above, ties])
+    else:
+        chosen = np.arange(count)
+    order = np.lexsort((ids[chosen], -scores[chosen]))
+    return chosen[order].astype(np.int64)
