@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from service_records import meeting, work_package
 
-from opindex.search.analysis import AnalyzedDocument, analyze_document
+from opindex.search.analysis import AnalyzedDocument, analyze_document, fast_token_texts
 from opindex.search.fields import rank_documents, rank_documents_counted
 from opindex.search.query import MatchMode, parse_query
 from opindex.search.tokenize import token_texts
@@ -15,7 +15,6 @@ from opindex.service.rerank import (
     AnalysisCache,
     Reranker,
     analyze_record,
-    fast_token_texts,
 )
 
 SAMPLES = (

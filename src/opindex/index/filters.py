@@ -1,11 +1,15 @@
-"""Record filters (kind, project, status, type, assignee, updated) as Tantivy queries."""
+"""Record filters (kind, project, status, type, assignee, updated): Tantivy clauses and
+the same rules over the analysis store's columns."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
+from typing import Final, Literal
 
+import numpy as np
+import numpy.typing as npt
 import tantivy
 
 from opindex.errors import InvalidArgumentError
@@ -108,3 +112,56 @@ def _updated_query(schema: tantivy.Schema, filters: IndexFilters) -> tantivy.Que
     return tantivy.Query.range_query(
         schema, s.UPDATED_TS, tantivy.FieldType.Integer, lower_bound=lower, upper_bound=upper
     )
+
+
+FILTER_COLUMNS: Final = (
+    s.PROJECT_ID,
+    s.STATUS_ID,
+    s.TYPE_ID,
+    s.ASSIGNEE_ID,
+    s.IS_CLOSED,
+    s.UPDATED_TS,
+)
+"""The per-record filter values the analysis store keeps (int64; MISSING when absent;
+is_closed as 0 or 1)."""
+MISSING: Final = s.MISSING
+
+
+def filter_mask(
+    columns: Mapping[str, npt.NDArray[np.int64]], filters: IndexFilters
+) -> npt.NDArray[np.bool_] | None:
+    """Which records of the analysis columns pass *filters* (None: all of them).
+
+    The same rules as ``filter_clauses``: a record lacking the attribute never matches,
+    "unassigned" matches a record without an assignee, the update range is inclusive and
+    excludes unknown (0) update times.
+    """
+    mask: npt.NDArray[np.bool_] | None = None
+
+    def both(part: npt.NDArray[np.bool_]) -> None:
+        nonlocal mask
+        mask = part if mask is None else mask & part
+
+    if filters.project_ids is not None:
+        both(np.isin(columns[s.PROJECT_ID], filters.project_ids))
+    if filters.status == "open" or filters.status == "closed":
+        both(columns[s.IS_CLOSED] == (1 if filters.status == "closed" else 0))
+    elif filters.status is not None:
+        both(np.isin(columns[s.STATUS_ID], tuple(filters.status)))
+    if filters.type_ids is not None:
+        both(np.isin(columns[s.TYPE_ID], filters.type_ids))
+    if filters.assignee_ids is not None:
+        concrete = [i for i in filters.assignee_ids if i is not None]
+        assignee = columns[s.ASSIGNEE_ID]
+        part = np.isin(assignee, concrete)
+        if len(concrete) < len(filters.assignee_ids):
+            part |= assignee == MISSING
+        both(part)
+    if filters.updated_after is not None or filters.updated_before is not None:
+        updated = columns[s.UPDATED_TS]
+        lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
+        part = updated >= lower
+        if filters.updated_before is not None:
+            part &= updated <= updated_timestamp(filters.updated_before)
+        both(part)
+    return mask

@@ -14,8 +14,9 @@ from pathlib import Path
 import tantivy
 
 from opindex.errors import IndexUnavailableError
-from opindex.index import record_codec, vocabulary_file
+from opindex.index import analysis_store, record_codec, vocabulary_file
 from opindex.index import schema as s
+from opindex.index.analysis_store import AnalysisStore
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
 from opindex.records import Record
@@ -175,6 +176,14 @@ class GenerationIndex:
         self._stamp = _meta_stamp(path)
         self._reload_count = 0
         self._vocabulary = VocabularyReader(path)
+        self.analysis = AnalysisStore(path)
+        analysed = self.analysis.manifest()["opstamp"]
+        if analysed != self.opstamp():
+            raise IndexUnavailableError(
+                f"index at {path}: its analysis describes commit {analysed}, the index is at "
+                f"commit {self.opstamp()} (an interrupted commit); the next sync builds a new "
+                "index"
+            )
         self._record_cache = record_cache
         self._records = RecordCache(record_cache)
 
@@ -185,6 +194,7 @@ class GenerationIndex:
         with tantivy_errors(path, "create"):
             tantivy.Index(s.build_schema(), path=str(path), reuse=False)
         vocabulary_file.create(path)
+        analysis_store.create(path)
         s.write_version(path)
         return cls(name, path)
 

@@ -12,8 +12,8 @@ import tantivy
 from opindex.errors import IndexUnavailableError, InvalidArgumentError
 from opindex.index import schema as s
 from opindex.records import AttributeValue, Record
+from opindex.search.analysis import fast_token_texts
 from opindex.search.document import KINDS, FieldValue, Kind, SearchDocument
-from opindex.search.tokenize import token_texts
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -23,9 +23,31 @@ def record_key(kind: str, record_id: int) -> str:
     return f"{kind}:{record_id}"
 
 
+def _cut(tokens: list[str]) -> list[str]:
+    """Tokens as indexed by Tantivy: each cut to MAX_TOKEN_CHARS."""
+    if all(len(t) <= s.MAX_TOKEN_CHARS for t in tokens):
+        return tokens
+    return [t if len(t) <= s.MAX_TOKEN_CHARS else t[: s.MAX_TOKEN_CHARS] for t in tokens]
+
+
 def index_tokens(text: str) -> list[str]:
     """The tokens of *text* as indexed: our tokenizer, each token cut to MAX_TOKEN_CHARS."""
-    return [t if len(t) <= s.MAX_TOKEN_CHARS else t[: s.MAX_TOKEN_CHARS] for t in token_texts(text)]
+    return _cut(fast_token_texts(text))
+
+
+Rows = list[tuple[int, list[str]]]
+"""A record's analysed values: (field position in the kind's field list, tokens), field by
+field in that order, values in their order."""
+
+
+def analyse(record: Record) -> Rows:
+    """The tokens of every field value of *record* (the one tokenization at write time)."""
+    fields = record.document.fields
+    rows: Rows = []
+    for position, name in enumerate(s.KIND_FIELDS[record.document.kind]):
+        for value in fields.get(name, ()):
+            rows.append((position, fast_token_texts(value.text)))
+    return rows
 
 
 def updated_timestamp(value: datetime | None) -> int:
@@ -54,20 +76,24 @@ def validate(record: Record) -> None:
             )
 
 
-def to_tantivy(record: Record) -> tuple[tantivy.Document, set[str]]:
-    """The Tantivy document of *record* and its distinct tokens (call validate() first)."""
+def to_tantivy(record: Record, rows: Rows | None = None) -> tuple[tantivy.Document, set[str]]:
+    """The Tantivy document of *record* and its distinct tokens (call validate() first).
+
+    *rows*: ``analyse(record)``, when the caller has it already.
+    """
     doc = record.document
     out = tantivy.Document()
     out.add_text(s.KEY, record_key(doc.kind, doc.id))
     out.add_text(s.KIND, doc.kind)
     out.add_integer(s.ID, doc.id)
+    names = s.KIND_FIELDS[doc.kind]
+    per_field: dict[int, list[str]] = {}
+    for position, tokens in analyse(record) if rows is None else rows:
+        per_field.setdefault(position, []).extend(_cut(tokens))
     every_token: list[str] = []
-    for name, values in doc.fields.items():
-        tokens: list[str] = []
-        for value in values:
-            tokens.extend(index_tokens(value.text))
+    for position, tokens in per_field.items():
         if tokens:
-            out.add_text(s.text_field_name(name), " ".join(tokens))
+            out.add_text(s.text_field_name(names[position]), " ".join(tokens))
             every_token.extend(tokens)
     if every_token:
         out.add_text(s.ALL, " ".join(every_token))
@@ -88,6 +114,22 @@ def _add_filters(out: tantivy.Document, record: Record) -> None:
     if isinstance(closed, bool):
         out.add_boolean(s.IS_CLOSED, closed)
     out.add_integer(s.UPDATED_TS, updated_timestamp(record.updated_at))
+
+
+def filter_values(record: Record) -> tuple[int, ...]:
+    """The record's values for ``filters.FILTER_COLUMNS`` (the analysis store's columns),
+    the same values ``_add_filters`` gives Tantivy; MISSING where Tantivy gets none."""
+    attributes = record.attributes
+    ints = [
+        record.project_id,
+        *(attributes.get(n) for n in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID)),
+    ]
+    closed = attributes.get(s.IS_CLOSED)
+    return (
+        *(value if _is_int(value) else s.MISSING for value in ints),
+        int(closed) if isinstance(closed, bool) else s.MISSING,
+        updated_timestamp(record.updated_at),
+    )
 
 
 def _is_int(value: object) -> TypeGuard[int]:

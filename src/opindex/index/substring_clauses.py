@@ -8,15 +8,31 @@ the vocabulary of the ``all`` field; a needle without letters or digits needs a 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
+from typing import Final
 
 import tantivy
 
 from opindex.index import schema as s
-from opindex.index.fuzzy_clauses import MAX_PIECE_TERMS, VocabularySource, term_set_query
-from opindex.index.vocabulary import Anchor
+from opindex.index.vocabulary import Anchor, Vocabulary
 from opindex.records import Record
 from opindex.search.query import Query
 from opindex.search.tokenize import tokenize
+
+# Vocabulary terms listed in one term-set clause at most; beyond that, the clause matches
+# every document and the re-rank decides.
+MAX_PIECE_TERMS: Final = 20_000
+
+VocabularySource = Callable[[], Vocabulary]
+
+
+def term_set_query(schema: tantivy.Schema, field: str, terms: list[str] | None) -> tantivy.Query:
+    """Documents with one of *terms* in *field*; None means "too many to list": all."""
+    if terms is None:
+        return tantivy.Query.all_query()
+    if not terms:
+        return tantivy.Query.empty_query()
+    return tantivy.Query.term_set_query(schema, field, terms)
 
 
 def containment_needle(query: Query) -> str:

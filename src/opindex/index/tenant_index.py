@@ -13,8 +13,9 @@ import tantivy
 from opindex.errors import IndexUnavailableError, InvalidArgumentError, SyncInProgressError
 from opindex.index import record_codec
 from opindex.index import schema as s
+from opindex.index.analysis_writer import AnalysisWriter
 from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
-from opindex.index.candidates import CandidateList, run_by_id, run_ranked, run_scan
+from opindex.index.candidates import CandidateList, run_by_id, run_scan
 from opindex.index.filters import (
     NO_FILTERS,
     IndexFilters,
@@ -22,7 +23,6 @@ from opindex.index.filters import (
     filter_clauses,
     kind_query,
 )
-from opindex.index.fuzzy_clauses import fuzzy_query
 from opindex.index.generation_index import (
     RECORD_CACHE_SIZE,
     GenerationIndex,
@@ -37,6 +37,7 @@ from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
 from opindex.search.document import KINDS
 from opindex.search.query import Query
+from opindex.search.rank import DEFAULT_MIN_SCORE
 
 # One indexing thread with a modest heap: a sync is bounded by the API, not by Tantivy,
 # and a server process holds no writer at all between syncs.
@@ -75,6 +76,7 @@ class TenantIndex:
         self._writer: tantivy.IndexWriter | None = None
         self._writer_generation: GenerationIndex | None = None
         self._writer_vocabulary: VocabularyWriter | None = None
+        self._writer_analysis: AnalysisWriter | None = None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -196,14 +198,22 @@ class TenantIndex:
                     writer.rollback()
                     writer.wait_merging_threads()  # frees the lock again
                     raise
+                try:
+                    analysis = AnalysisWriter(generation.analysis)
+                except IndexUnavailableError:
+                    writer.rollback()
+                    writer.wait_merging_threads()
+                    raise
                 self._writer, self._writer_generation = writer, generation
                 self._writer_vocabulary = vocabulary
+                self._writer_analysis = analysis
             return self._writer
 
     def _release_writer(self, *, rollback: bool) -> None:
         writer, self._writer = self._writer, None
         generation, self._writer_generation = self._writer_generation, None
         self._writer_vocabulary = None  # unflushed terms are re-learned by the next writer
+        self._writer_analysis = None  # pending records are dropped with the writer
         if writer is None or generation is None:
             return
         with tantivy_errors(generation.path, "release the writer"):
@@ -216,16 +226,20 @@ class TenantIndex:
         batch = list(records)
         for record in batch:  # reject the whole batch before writing anything
             record_codec.validate(record)
-        documents = [(record, *record_codec.to_tantivy(record)) for record in batch]
+        analysed = [(record, record_codec.analyse(record)) for record in batch]
+        documents = [(r, rows, *record_codec.to_tantivy(r, rows)) for r, rows in analysed]
         with self._lock:
             writer = self._open_writer()
             assert self._writer_generation is not None and self._writer_vocabulary is not None
+            assert self._writer_analysis is not None
             with tantivy_errors(self._writer_generation.path, "write"):
-                for record, document, tokens in documents:
-                    key = record_codec.record_key(record.document.kind, record.id)
-                    writer.delete_documents_by_term(s.KEY, key)
+                for record, rows, document, tokens in documents:
+                    kind = record.document.kind
+                    writer.delete_documents_by_term(s.KEY, record_codec.record_key(kind, record.id))
                     writer.add_document(document)
                     self._writer_vocabulary.add(tokens)
+                    columns = record_codec.filter_values(record)
+                    self._writer_analysis.upsert(kind, record.id, columns, rows)
         return len(documents)
 
     def delete(self, kind: str, ids: Iterable[int]) -> int:
@@ -240,9 +254,11 @@ class TenantIndex:
         with self._lock:
             writer = self._open_writer()
             assert self._writer_generation is not None
+            assert self._writer_analysis is not None
             with tantivy_errors(self._writer_generation.path, "delete"):
-                for key in keys:
+                for key, record_id in zip(keys, batch, strict=True):
                     writer.delete_documents_by_term(s.KEY, key)
+                    self._writer_analysis.delete(kind, record_id)
         return len(keys)
 
     def commit(self) -> CommitInfo:
@@ -252,10 +268,13 @@ class TenantIndex:
             if writer is not None and generation is not None:
                 assert self._writer_vocabulary is not None
                 self._writer_vocabulary.flush()  # readers seeing the commit see its terms
+                analysis = self._writer_analysis
+                assert analysis is not None
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
                 self._release_writer(rollback=False)
                 generation.refresh(force=True)
+                analysis.commit(generation.opstamp())
             else:
                 generation = self._generation()
             return CommitInfo(
@@ -324,8 +343,9 @@ class TenantIndex:
         """A superset of the records of *kind* the scorer could accept for *query*.
 
         At most *limit* records; see CandidateList for what is reported when the cap
-        cuts. Fuzzy queries come back best first (estimated score, then ascending id);
-        containment (substring) queries, and queries without terms (which the ranker
+        cuts. Fuzzy queries: the records with a field the scorer scores above 0, best
+        first (score, then ascending id), from the analysis store (``ranked``).
+        Containment (substring) queries, and queries without terms (which the ranker
         answers with every record), in ascending id order like the ranker's ties.
         """
         if limit < 1:
@@ -340,11 +360,38 @@ class TenantIndex:
                 if contained is None:
                     return run_scan(snap.searcher, needle, clauses, limit, SCAN_BUDGET, snap.record)
                 return run_by_id(snap.searcher, contained, clauses, limit, snap.record)
-            fuzzy = fuzzy_query(schema, snap.vocabulary, query, check_kind(kind))
-            if fuzzy is None:  # no terms: the ranker returns every record
+            if not query.terms:  # the ranker returns every record
                 everything = tantivy.Query.all_query()
                 return run_by_id(snap.searcher, everything, clauses, limit, snap.record)
-            return run_ranked(snap.searcher, fuzzy, clauses, limit, snap.record)
+        records, _, total = self.ranked(query, kind, filters, limit, min_score=0.0)
+        return CandidateList(records, total=total, truncated=total > limit)
+
+    def ranked(
+        self,
+        query: Query,
+        kind: str,
+        filters: IndexFilters = NO_FILTERS,
+        limit: int = DEFAULT_CANDIDATE_LIMIT,
+        *,
+        min_score: float = DEFAULT_MIN_SCORE,
+    ) -> tuple[list[Record], list[float], int]:
+        """The best *limit* records of *kind* for a fuzzy *query* with terms, scored over
+        the analysis store (every record, no cap), their scores, and how many records
+        pass the scorer's gate in all. A record the analysis names but Tantivy no longer
+        holds (a commit in progress) is left out."""
+        if query.containment or not query.terms:
+            raise InvalidArgumentError("ranked() takes a fuzzy query with terms")
+        generation = self._generation()
+        view = generation.analysis.view()
+        best, total = view.search(query, check_kind(kind), filters, limit, min_score)
+        records: list[Record] = []
+        scores: list[float] = []
+        for record_id, score in best:
+            record = self.get(kind, record_id)
+            if record is not None:
+                records.append(record)
+                scores.append(score)
+        return records, scores, total
 
     def stats(self) -> IndexStats:
         """Documents per kind, bytes on disk, generation, opstamp and vocabulary size

@@ -11,47 +11,19 @@ token-for-token identical on arbitrary Unicode text.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 
 from opindex.records import Record
-from opindex.search.analysis import AnalyzedDocument, AnalyzedText, fold_latin
+from opindex.search.analysis import AnalyzedDocument, AnalyzedText, fast_token_texts
 from opindex.search.document import Kind, SearchDocument
 from opindex.search.fields import rank_documents_counted
 from opindex.search.query import Query
-from opindex.search.tokenize import normalize_token, token_texts
 from opindex.service.results import ScoredHit
 
 MEMO_LIMIT = 5_000
 """Most analyses a reranker (or the rerankers of one search sharing a memo) keeps."""
-
-_ASCII_TOKEN = re.compile(r"[a-z0-9]+")
-# A letter/digit run, possibly with non-ASCII non-word characters inside (as the
-# tokenizer finds them); such mixed runs go to token_texts.
-_RUN = re.compile(r"[^\W_]+(?:[^\x00-\x7f\w\s]+[^\W_]*)*")
-
-
-def fast_token_texts(text: str) -> list[str]:
-    """Exactly ``token_texts(text)``, computed faster for the common cases."""
-    if not text.isascii():
-        folded = fold_latin(text)
-        if folded is not None:  # only Latin letters with diacritics: tokenize as ASCII
-            text = folded
-    if text.isascii():
-        return _ASCII_TOKEN.findall(text.lower())
-    tokens: list[str] = []
-    for run in _RUN.findall(text):
-        if run.isascii():
-            tokens.append(run.lower())
-        elif run.isalnum():
-            normalized = normalize_token(run)
-            if normalized:
-                tokens.append(normalized)
-        else:  # a run holding marks or symbols: the tokenizer decides how it splits
-            return token_texts(text)
-    return tokens
 
 
 def analyze_record(document: SearchDocument) -> AnalyzedDocument:

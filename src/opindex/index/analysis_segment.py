@@ -1,0 +1,119 @@
+"""Analysis segment files: named numpy arrays in one immutable, memory-mapped file.
+
+A file is ``MAGIC``, the header's length (8 bytes, little endian), a JSON header naming
+each array's dtype, length and offset, then the arrays, each aligned to 64 bytes. Files
+are written to a temporary name, fsynced and renamed, and never changed afterwards; the
+manifest that lists them records each one's length and SHA-256, checked when a process
+first maps it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import mmap
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from opindex.errors import IndexUnavailableError
+
+MAGIC: Final = b"OPXSEG01"
+_ALIGN: Final = 64
+_REPAIR: Final = "the next sync builds a new index (or run `opindex rebuild`)"
+
+
+@dataclass(frozen=True, slots=True)
+class FileCheck:
+    """What the manifest records of a segment file."""
+
+    name: str
+    size: int
+    sha256: str
+
+
+def write_arrays(
+    path: Path, arrays: dict[str, npt.NDArray[Any]], meta: dict[str, Any]
+) -> FileCheck:
+    """Write *arrays* (1-D) and *meta* to *path* atomically; its length and checksum."""
+    entries: dict[str, list[Any]] = {}
+    offset = 0
+    for name, array in arrays.items():
+        entries[name] = [array.dtype.str, int(array.shape[0]), offset]
+        offset += -(-array.nbytes // _ALIGN) * _ALIGN
+    header = json.dumps({"meta": meta, "arrays": entries}).encode("utf-8")
+    start = -(-(len(MAGIC) + 8 + len(header)) // _ALIGN) * _ALIGN
+    digest = hashlib.sha256()
+    temporary = path.with_name(path.name + ".tmp")
+    try:
+        with open(temporary, "wb") as handle:
+
+            def put(data: bytes | memoryview) -> None:
+                handle.write(data)
+                digest.update(data)
+
+            prefix = MAGIC + len(header).to_bytes(8, "little") + header
+            put(prefix + b"\0" * (start - len(prefix)))
+            for array in arrays.values():
+                data = np.ascontiguousarray(array).tobytes()
+                put(data + b"\0" * (-len(data) % _ALIGN))
+            handle.flush()
+            os.fsync(handle.fileno())
+            size = handle.tell()
+        os.replace(temporary, path)
+    except OSError as exc:
+        temporary.unlink(missing_ok=True)
+        raise IndexUnavailableError(f"cannot write {path.name}: {exc}") from exc
+    return FileCheck(path.name, size, digest.hexdigest())
+
+
+class ArrayFile:
+    """A segment file mapped read-only, verified against its FileCheck when opened."""
+
+    def __init__(self, path: Path, check: FileCheck) -> None:
+        try:
+            with open(path, "rb") as handle:
+                size = os.fstat(handle.fileno()).st_size
+                if size != check.size:
+                    raise IndexUnavailableError(
+                        f"index file {check.name} is {size} bytes, expected {check.size}: "
+                        f"it is damaged; {_REPAIR}"
+                    )
+                self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
+        except FileNotFoundError as exc:
+            raise IndexUnavailableError(f"index file {check.name} is missing; {_REPAIR}") from exc
+        except OSError as exc:
+            raise IndexUnavailableError(f"index file {check.name} cannot be read: {exc}") from exc
+        data = memoryview(self._map) if self._map is not None else memoryview(b"")
+        if hashlib.sha256(data).hexdigest() != check.sha256:
+            raise IndexUnavailableError(
+                f"index file {check.name} does not match its checksum: it is damaged; {_REPAIR}"
+            )
+        self.meta, self._entries, self._start = self._header(data, check.name)
+        self._data = data
+
+    @staticmethod
+    def _header(data: memoryview, name: str) -> tuple[dict[str, Any], dict[str, Any], int]:
+        if bytes(data[: len(MAGIC)]) != MAGIC:
+            raise IndexUnavailableError(f"index file {name} is not an analysis segment")
+        length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+        body = bytes(data[len(MAGIC) + 8 : len(MAGIC) + 8 + length])
+        try:
+            header = json.loads(body)
+            meta, entries = header["meta"], header["arrays"]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise IndexUnavailableError(f"index file {name} has a malformed header") from exc
+        start = -(-(len(MAGIC) + 8 + length) // _ALIGN) * _ALIGN
+        return meta, entries, start
+
+    def array(self, name: str) -> npt.NDArray[Any]:
+        """The array *name* (read-only, backed by the mapping)."""
+        dtype, count, offset = self._entries[name]
+        if count == 0:
+            return np.zeros(0, dtype=np.dtype(dtype))
+        start = self._start + offset
+        return np.frombuffer(self._data, dtype=np.dtype(dtype), count=count, offset=start)

@@ -1,0 +1,246 @@
+"""Records analysed at commit, and the exhaustive vectorized search over them.
+
+Each generation keeps, beside its Tantivy index, an ``analysis/`` directory: vocabulary
+slices (every token once, ids append-only) and per kind segments (each record's field
+values as token ids, the postings token -> values, and the filter columns). A commit
+writes one new vocabulary slice and one segment per kind it changed; a segment also names
+the ids deleted by its commit. The newest segment holding a record (or deleting it) wins.
+When a kind has more than ``MAX_SEGMENTS`` segments they are merged into one (live records
+only; no text is tokenized again). ``manifest.json`` (replaced atomically after the
+Tantivy commit) lists the files with their checksums and the Tantivy opstamp it matches.
+
+A search scores the query's tokens against the vocabulary once (``TokenIndex``), then
+every record holding a matching token (``score_table``): ``total`` is exact and no
+candidate window or cap exists.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from opindex.errors import IndexUnavailableError
+from opindex.index.analysis_segment import ArrayFile, FileCheck
+from opindex.index.filters import FILTER_COLUMNS, IndexFilters, filter_mask
+from opindex.search.document import KINDS, Kind
+from opindex.search.fields import FIELD_SPECS
+from opindex.search.query import Query
+from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.search.token_index import TokenIndex, lookup_all, term_matches
+from opindex.search.tokenize import token_texts
+from opindex.search.vector_rank import ValueTable, score_table, top_records
+
+DIRECTORY: Final = "analysis"
+MANIFEST: Final = "manifest.json"
+FORMAT: Final = 1
+MAX_SEGMENTS: Final = 8
+_TABLE_ARRAYS: Final = (
+    "value_doc", "value_field", "value_start", "tokens",
+    "posting_tokens", "posting_start", "posting_values",
+)  # fmt: skip
+
+Rows = list[tuple[int, list[str]]]
+"""A record's analysed values: (field position, tokens) field by field."""
+
+
+@dataclass(frozen=True, slots=True)
+class PendingRecord:
+    """A record to write: its id, filter column values and analysed values."""
+
+    id: int
+    columns: tuple[int, ...]  # in FILTER_COLUMNS order
+    rows: list[tuple[int, list[int]]]
+
+
+@dataclass(frozen=True, slots=True)
+class KindSegment:
+    """One segment of a kind, mapped."""
+
+    ids: npt.NDArray[np.int64]
+    deleted: npt.NDArray[np.int64]
+    columns: dict[str, npt.NDArray[Any]]
+    table: ValueTable
+
+
+def _read_manifest(root: Path) -> dict[str, Any]:
+    path = root / MANIFEST
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+        if manifest.get("format") != FORMAT:
+            raise ValueError("unknown format")
+        return dict(manifest)
+    except FileNotFoundError as exc:
+        raise IndexUnavailableError(f"index analysis {MANIFEST} is missing") from exc
+    except (OSError, ValueError, AttributeError) as exc:
+        raise IndexUnavailableError(f"index analysis {MANIFEST} is unreadable: {exc}") from exc
+
+
+def _check(entry: dict[str, Any]) -> FileCheck:
+    return FileCheck(str(entry["name"]), int(entry["size"]), str(entry["sha256"]))
+
+
+def _entry(check: FileCheck, **extra: int) -> dict[str, Any]:
+    return {"name": check.name, "size": check.size, "sha256": check.sha256, **extra}
+
+
+def create(generation: Path) -> None:
+    """An empty analysis directory for a new generation."""
+    root = generation / DIRECTORY
+    root.mkdir(exist_ok=True)
+    _write_manifest(root, {"format": FORMAT, "opstamp": 0, "next": 1, "vocabulary": [],
+                           "kinds": {kind: [] for kind in KINDS}})  # fmt: skip
+
+
+def _write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+    temporary = root / (MANIFEST + ".tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            json.dump(manifest, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, root / MANIFEST)
+    except OSError as exc:
+        raise IndexUnavailableError(f"cannot write the index analysis manifest: {exc}") from exc
+
+
+class _Files:
+    """Mapped vocabulary slices and segments of one generation, by file name (files
+    never change, so a mapping is reused across manifests)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._vocabulary: dict[str, TokenIndex] = {}
+        self._segments: dict[str, KindSegment] = {}
+        self._lock = threading.Lock()
+
+    def vocabulary(self, entry: dict[str, Any]) -> TokenIndex:
+        with self._lock:
+            found = self._vocabulary.get(entry["name"])
+            if found is None:
+                mapped = ArrayFile(self.root / entry["name"], _check(entry))
+                joined = mapped.array("text").tobytes().decode("utf-8")
+                found = self._vocabulary[entry["name"]] = TokenIndex(joined, int(entry["base"]))
+            return found
+
+    def segment(self, entry: dict[str, Any]) -> KindSegment:
+        with self._lock:
+            found = self._segments.get(entry["name"])
+            if found is None:
+                mapped = ArrayFile(self.root / entry["name"], _check(entry))
+                table = ValueTable(*(mapped.array(name) for name in _TABLE_ARRAYS))
+                columns = {name: mapped.array(name) for name in FILTER_COLUMNS}
+                found = KindSegment(mapped.array("ids"), mapped.array("deleted"), columns, table)
+                self._segments[entry["name"]] = found
+            return found
+
+    def forget(self, keep: set[str]) -> None:
+        with self._lock:
+            for cache in (self._vocabulary, self._segments):
+                for name in [n for n in cache if n not in keep]:
+                    del cache[name]
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisView:
+    """The analysis of one commit: vocabulary slices and live segments per kind."""
+
+    opstamp: int
+    vocabulary: tuple[TokenIndex, ...]
+    kinds: dict[str, tuple[tuple[KindSegment, npt.NDArray[np.bool_]], ...]]
+
+    def search(
+        self,
+        query: Query,
+        kind: Kind,
+        filters: IndexFilters,
+        limit: int,
+        min_score: float = DEFAULT_MIN_SCORE,
+    ) -> tuple[list[tuple[int, float]], int]:
+        """The best *limit* (id, score) of *kind* for a fuzzy *query* with terms, and how
+        many records pass the scorer's gate in all."""
+        terms = term_matches(query.terms, self.vocabulary)
+        phrase_tokens = token_texts(query.text)
+        phrase_ids = lookup_all(phrase_tokens, self.vocabulary) if phrase_tokens else None
+        phrase = np.array(phrase_ids, dtype=np.int32) if phrase_ids else None
+        weights = [spec.weight for spec in FIELD_SPECS[kind]]
+        id_parts: list[npt.NDArray[np.int64]] = []
+        score_parts: list[npt.NDArray[np.float64]] = []
+        for segment, alive in self.kinds[kind]:
+            mask = filter_mask(segment.columns, filters)
+            allowed = alive if mask is None else alive & mask
+            scored = score_table(segment.table, terms, phrase, weights, allowed, min_score)
+            id_parts.append(segment.ids[scored.docs])
+            score_parts.append(scored.scores)
+        if not id_parts:
+            return [], 0
+        ids, scores = np.concatenate(id_parts), np.concatenate(score_parts)
+        best = top_records(ids, scores, limit)
+        return [(int(ids[i]), float(scores[i])) for i in best.tolist()], len(ids)
+
+
+def _alive(segments: Sequence[KindSegment]) -> list[npt.NDArray[np.bool_]]:
+    """Per segment, which of its records no newer segment replaces or deletes."""
+    masks: list[npt.NDArray[np.bool_]] = []
+    shadow = np.zeros(0, dtype=np.int64)
+    for segment in reversed(segments):
+        masks.append(
+            ~np.isin(segment.ids, shadow) if len(shadow) else np.ones(len(segment.ids), bool)
+        )
+        shadow = np.union1d(shadow, np.union1d(segment.ids, segment.deleted))
+    return masks[::-1]
+
+
+class AnalysisStore:
+    """The analysis directory of one generation, read through its manifest."""
+
+    def __init__(self, generation: Path) -> None:
+        self.root = generation / DIRECTORY
+        self._files = _Files(self.root)
+        self._stamp: tuple[int, int, int] | None = None
+        self._view: AnalysisView | None = None
+        self._lock = threading.Lock()
+
+    def _manifest_stamp(self) -> tuple[int, int, int]:
+        try:
+            st = os.stat(self.root / MANIFEST)
+        except OSError as exc:
+            raise IndexUnavailableError(f"index analysis {MANIFEST} is missing") from exc
+        return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+    def view(self) -> AnalysisView:
+        """The analysis as of the newest manifest (reloaded when it changed)."""
+        stamp = self._manifest_stamp()
+        with self._lock:
+            if self._view is not None and stamp == self._stamp:
+                return self._view
+            manifest = _read_manifest(self.root)
+            try:
+                vocabulary = tuple(self._files.vocabulary(e) for e in manifest["vocabulary"])
+                kinds: dict[str, tuple[tuple[KindSegment, npt.NDArray[np.bool_]], ...]] = {}
+                for kind in KINDS:
+                    segments = [self._files.segment(e) for e in manifest["kinds"].get(kind, [])]
+                    kinds[kind] = tuple(zip(segments, _alive(segments), strict=True))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise IndexUnavailableError(f"index analysis is malformed: {exc}") from exc
+            names = {e["name"] for e in manifest["vocabulary"]}
+            names |= {e["name"] for entries in manifest["kinds"].values() for e in entries}
+            self._files.forget(names)
+            self._view = AnalysisView(int(manifest["opstamp"]), vocabulary, kinds)
+            self._stamp = stamp
+            return self._view
+
+    def manifest(self) -> dict[str, Any]:
+        """The manifest as stored."""
+        return _read_manifest(self.root)
+
+    def files(self) -> _Files:
+        """The mapped files (shared with a writer of this generation)."""
+        return self._files

@@ -1,0 +1,207 @@
+"""Writing the analysis store: pending records, one commit's files, merges.
+
+The writer lives as long as the Tantivy writer of the same generation (one sync run at a
+time holds both). ``commit`` is called after the Tantivy commit with its opstamp: it
+writes the new files, then replaces the manifest; files no manifest lists any more are
+removed one commit later, so a reader that has just read the previous manifest can
+still map them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from opindex.index.analysis_segment import write_arrays
+from opindex.index.analysis_store import (
+    MAX_SEGMENTS,
+    AnalysisStore,
+    KindSegment,
+    PendingRecord,
+    Rows,
+    _alive,
+    _entry,
+    _write_manifest,
+)
+from opindex.index.filters import FILTER_COLUMNS
+from opindex.search.document import Kind
+from opindex.search.vector_rank import table_from_arrays
+
+IntArray = npt.NDArray[np.int64]
+
+
+class AnalysisWriter:
+    """Collects upserts and deletes of one generation until ``commit``."""
+
+    def __init__(self, store: AnalysisStore) -> None:
+        self._store = store
+        self._manifest = store.manifest()
+        self._ids: dict[str, int] = {}
+        self._next_id = 0
+        for entry in self._manifest["vocabulary"]:
+            index = store.files().vocabulary(entry)
+            if index.size:
+                tokens = index.joined[1:-1].split("\n")
+                self._ids.update(zip(tokens, range(index.base, index.base + index.size)))
+            self._next_id = max(self._next_id, index.base + index.size)
+        self._new_tokens: list[str] = []
+        self._pending: dict[str, dict[int, PendingRecord | None]] = {}
+
+    def _token_id(self, token: str) -> int:
+        found = self._ids.get(token)
+        if found is None:
+            found = self._ids[token] = self._next_id
+            self._next_id += 1
+            self._new_tokens.append(token)
+        return found
+
+    def upsert(self, kind: Kind, record_id: int, columns: tuple[int, ...], rows: Rows) -> None:
+        """Add or replace a record (by kind and id) in the next commit."""
+        encoded = [(field, [self._token_id(t) for t in tokens]) for field, tokens in rows]
+        self._pending.setdefault(kind, {})[record_id] = PendingRecord(record_id, columns, encoded)
+
+    def delete(self, kind: str, record_id: int) -> None:
+        """Delete a record (absent ones are ignored) in the next commit."""
+        self._pending.setdefault(kind, {})[record_id] = None
+
+    def commit(self, opstamp: int) -> None:
+        """Write this commit's files and the manifest naming Tantivy's *opstamp*."""
+        manifest: dict[str, Any] = {
+            **self._manifest,
+            "kinds": {k: list(v) for k, v in self._manifest["kinds"].items()},
+            "vocabulary": list(self._manifest["vocabulary"]),
+        }
+        garbage = list(manifest.pop("garbage", []))
+        dropped: list[str] = []
+        counter = int(manifest["next"])
+        root = self._store.root
+        if self._new_tokens:
+            text = ("\n" + "\n".join(self._new_tokens) + "\n").encode("utf-8")
+            check = write_arrays(
+                root / f"vocabulary-{counter:06d}.bin",
+                {"text": np.frombuffer(text, dtype=np.uint8)},
+                {"tokens": len(self._new_tokens)},
+            )
+            base = self._next_id - len(self._new_tokens)
+            manifest["vocabulary"].append(_entry(check, base=base, count=len(self._new_tokens)))
+            counter += 1
+        if len(manifest["vocabulary"]) > MAX_SEGMENTS:
+            files = self._store.files()
+            slices = [files.vocabulary(e) for e in manifest["vocabulary"]]
+            text = ("\n" + "".join(x.joined[1:] for x in slices if x.size)).encode("utf-8")
+            count = sum(x.size for x in slices)
+            check = write_arrays(
+                root / f"vocabulary-{counter:06d}.bin",
+                {"text": np.frombuffer(text, dtype=np.uint8)},
+                {"tokens": count},
+            )
+            dropped.extend(e["name"] for e in manifest["vocabulary"])
+            manifest["vocabulary"] = [_entry(check, base=0, count=count)]
+            counter += 1
+        for kind, pending in self._pending.items():
+            records = [record for record in pending.values() if record is not None]
+            deleted = np.array(sorted(i for i, r in pending.items() if r is None), np.int64)
+            arrays = _segment_arrays(records, deleted)
+            check = write_arrays(root / f"{kind}-{counter:06d}.bin", arrays, {"kind": kind})
+            manifest["kinds"][kind].append(_entry(check))
+            counter += 1
+            if len(manifest["kinds"][kind]) > MAX_SEGMENTS:
+                files = self._store.files()
+                segments = [files.segment(e) for e in manifest["kinds"][kind]]
+                merged = write_arrays(
+                    root / f"{kind}-{counter:06d}.bin", _merged(segments), {"kind": kind}
+                )
+                dropped.extend(e["name"] for e in manifest["kinds"][kind])
+                manifest["kinds"][kind] = [_entry(merged)]
+                counter += 1
+        manifest["next"], manifest["opstamp"], manifest["garbage"] = counter, opstamp, dropped
+        _write_manifest(root, manifest)
+        for name in garbage:
+            (root / name).unlink(missing_ok=True)
+        self._manifest = manifest
+        self._new_tokens = []
+        self._pending = {}
+
+
+def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict[str, Any]:
+    """The arrays of a segment holding *records* and naming *deleted* ids."""
+    count = sum(len(record.rows) for record in records)
+    value_doc = np.fromiter(
+        (doc for doc, record in enumerate(records) for _ in record.rows), np.int32, count
+    )
+    value_field = np.fromiter(
+        (field for record in records for field, _ in record.rows), np.uint8, count
+    )
+    lengths = np.fromiter(
+        (len(tokens) for record in records for _, tokens in record.rows), np.int64, count
+    )
+    value_start = np.zeros(count + 1, dtype=np.int64)
+    np.cumsum(lengths, out=value_start[1:])
+    tokens = np.fromiter(
+        (t for record in records for _, sequence in record.rows for t in sequence),
+        np.int32,
+        int(value_start[-1]),
+    )
+    table = table_from_arrays(value_doc, value_field, value_start, tokens)
+    columns = np.array([record.columns for record in records], dtype=np.int64).reshape(
+        len(records), len(FILTER_COLUMNS)
+    )
+    arrays: dict[str, Any] = {
+        "ids": np.array([record.id for record in records], dtype=np.int64),
+        "deleted": deleted,
+    }
+    arrays.update({name: columns[:, i].copy() for i, name in enumerate(FILTER_COLUMNS)})
+    arrays.update(_table_arrays(table))
+    return arrays
+
+
+def _table_arrays(table: Any) -> dict[str, Any]:
+    return {
+        "value_doc": table.value_doc,
+        "value_field": table.value_field,
+        "value_start": table.value_start,
+        "tokens": table.tokens,
+        "posting_tokens": table.posting_tokens,
+        "posting_start": table.posting_start,
+        "posting_values": table.posting_values,
+    }
+
+
+def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
+    """One segment holding the live records of *segments* (their tokens copied as ids)."""
+    ids: list[IntArray] = []
+    columns: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in FILTER_COLUMNS}
+    value_doc: list[npt.NDArray[np.int32]] = []
+    value_field: list[npt.NDArray[np.uint8]] = []
+    lengths: list[IntArray] = []
+    tokens: list[npt.NDArray[np.int32]] = []
+    offset = 0
+    for segment, alive in zip(segments, _alive(segments), strict=True):
+        table = segment.table
+        ids.append(segment.ids[alive])
+        for name in FILTER_COLUMNS:
+            columns[name].append(segment.columns[name][alive])
+        renumbered = np.cumsum(alive) - 1 + offset
+        keep = alive[table.value_doc]
+        value_doc.append(renumbered[table.value_doc[keep]].astype(np.int32))
+        value_field.append(table.value_field[keep])
+        starts, ends = table.value_start[:-1][keep], table.value_start[1:][keep]
+        sizes = ends - starts
+        lengths.append(sizes)
+        total = int(sizes.sum())
+        positions = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(total)
+        tokens.append(table.tokens[positions])
+        offset += int(alive.sum())
+    size = np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
+    value_start = np.zeros(len(size) + 1, dtype=np.int64)
+    np.cumsum(size, out=value_start[1:])
+    table = table_from_arrays(
+        np.concatenate(value_doc), np.concatenate(value_field), value_start, np.concatenate(tokens)
+    )
+    arrays: dict[str, Any] = {"ids": np.concatenate(ids), "deleted": np.zeros(0, np.int64)}
+    arrays.update({name: np.concatenate(parts) for name, parts in columns.items()})
+    arrays.update(_table_arrays(table))
+    return arrays
