@@ -45,7 +45,8 @@ class AnalysisWriter:
             index = store.files().vocabulary(entry)
             if index.size:
                 tokens = index.joined[1:-1].split("\n")
-                self._ids.update(zip(tokens, range(index.base, index.base + index.size)))
+                ids = range(index.base, index.base + index.size)
+                self._ids.update(zip(tokens, ids, strict=True))
             self._next_id = max(self._next_id, index.base + index.size)
         self._new_tokens: list[str] = []
         self._pending: dict[str, dict[int, PendingRecord | None]] = {}
