@@ -8,7 +8,7 @@ import pytest
 from index_fixtures import work_package
 
 from opindex.errors import IndexUnavailableError, InvalidArgumentError
-from opindex.index import CandidateList, TenantIndex
+from opindex.index import TenantIndex
 from opindex.index.generation_index import search_scope
 from opindex.index.vocabulary import Vocabulary
 from opindex.search.query import parse_query
@@ -63,14 +63,13 @@ def test_candidates_matching_more_terms_come_first_and_the_cap_cuts_the_rest(
     index.commit()
     everything = index.candidates(parse_query("budget approval"), "work_package", limit=500)
     assert len(everything) == 41 and everything.total == 41
-    assert not everything.truncated and everything.excluded_max_terms is None
+    assert not everything.truncated
     assert sorted(r.id for r in everything[:2]) == [100, 101]
 
     capped = index.candidates(parse_query("budget approval"), "work_package", limit=5)
     assert len(capped) == 5
     assert capped.total == 41 and capped.truncated
     assert sorted(r.id for r in capped[:2]) == [100, 101]
-    assert capped.excluded_max_terms == 1  # only one-term matches were cut
 
 
 def test_exact_tokens_in_the_title_rank_above_body_matches(index: TenantIndex) -> None:
@@ -251,22 +250,3 @@ def test_the_writer_refuses_to_extend_a_truncated_vocabulary(index: TenantIndex)
     writer = TenantIndex(index.directory)
     with pytest.raises(IndexUnavailableError, match="truncated"):
         writer.upsert([work_package(2, "narwhal")])  # extending it would hide the loss
-
-
-def test_matching_at_least_counts_only_what_the_search_saw() -> None:
-    seen = CandidateList(total=10, ranked_terms=[3, 3, 2, 1, 1])
-    assert [seen.matching_at_least(k) for k in (1, 2, 3, 4)] == [None, 3, 2, 0]
-    everything = CandidateList(total=2, ranked_terms=[2, 2])
-    assert everything.matching_at_least(1) == 2 and everything.matching_at_least(3) == 0
-    assert CandidateList(total=4).matching_at_least(1) is None
-
-
-def test_matching_at_least_from_a_real_search(index: TenantIndex) -> None:
-    index.upsert(
-        [work_package(i, "alpha beta" if i <= 3 else "alpha") for i in range(1, 21)]
-        + [work_package(30, "alpha", "beta")]  # two terms, but not within one field
-    )
-    index.commit()
-    capped = index.candidates(parse_query("alpha beta"), "work_package", limit=2)
-    assert capped.matching_at_least(2) == 3  # seen beyond the cap
-    assert capped.matching_at_least(1) is None  # 21 candidates, only 8 looked at

@@ -142,6 +142,11 @@ class Corpus:
         documents = [doc for key, doc in self.analyzed.items() if key[0] == kind]
         return {r.record.id for r in rank_documents(documents, query, kind, min_score=0.0)}
 
+    def ranked_scores(self, query: Query, kind: str) -> list[tuple[int, float]]:
+        """(id, score) the real ranker returns with the default gate, best first."""
+        documents = [doc for key, doc in self.analyzed.items() if key[0] == kind]
+        return [(r.record.id, r.score) for r in rank_documents(documents, query, kind)]
+
     def query(self, rng: random.Random) -> Query:
         if rng.random() < 0.3:  # exact mode: a slice of a raw value, with its case changed
             values = [v for vs in self.values.values() for v in vs if v]
@@ -158,6 +163,12 @@ class Corpus:
 
 def _check(index: TenantIndex, corpus: Corpus, query: Query) -> None:
     for kind in KINDS:
+        if query.terms and not query.containment:
+            # The analysis store scores every record: exactly the ranker's answer.
+            records, scores, total = index.ranked(query, kind, limit=10_000)
+            expected = corpus.ranked_scores(query, kind)
+            assert [(r.id, score) for r, score in zip(records, scores, strict=True)] == expected
+            assert total == len(expected)
         found = index.candidates(query, kind, limit=10_000)
         assert not found.truncated
         expected = corpus.token_rule(query, kind)
@@ -225,4 +236,8 @@ def test_superset_survives_updates_and_deletes(tmp_path: Path) -> None:
         query = corpus.query(rng)
         found = {r.id for r in index.candidates(query, "work_package", limit=10_000)}
         assert found <= set(records)
-        assert corpus.token_rule(query, "work_package") <= found, query
+        assert corpus.token_rule(query, "work_package") <= found or query.terms, query
+        if query.terms and not query.containment:
+            hits, scores, _ = index.ranked(query, "work_package", limit=10_000)
+            got = [(r.id, score) for r, score in zip(hits, scores, strict=True)]
+            assert got == corpus.ranked_scores(query, "work_package"), query

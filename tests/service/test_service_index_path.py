@@ -8,9 +8,9 @@ from service_records import meeting, work_package
 import opindex.service.index_path as index_path
 from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
-from opindex.index import NO_FILTERS, CandidateList, TenantIndex
+from opindex.index import NO_FILTERS, TenantIndex
 from opindex.search.fields import rank_documents
-from opindex.search.query import Query, parse_query
+from opindex.search.query import parse_query
 from opindex.service.filters import check_filters, index_filters
 from opindex.service.relaxation import merge_thesauri
 from opindex.service.search_flow import index_answer
@@ -111,7 +111,7 @@ def test_empty_query_lists_records(index: TenantIndex) -> None:
     assert all(hit.ranked.score == 0.0 for hit in answer.hits)
 
 
-def test_growing_window_and_cap(tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fuzzy_queries_rank_every_record_with_an_exact_total(tenant_index: TenantIndex) -> None:
     records = [
         work_package(i, f"Release checklist {i}", "release notes" if i % 3 else "deploy notes")
         for i in range(1, 121)
@@ -119,162 +119,27 @@ def test_growing_window_and_cap(tenant_index: TenantIndex, monkeypatch: pytest.M
     tenant_index.upsert(records)
     tenant_index.commit()
     query = parse_query("release")
-    expected = rank_documents([r.document for r in records], query, "work_package", limit=10)
-    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
+    expected = rank_documents([r.document for r in records], query, "work_package")
     hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 5)
     assert [(h.record.id, h.ranked.score) for h in hits] == [
         (r.record.id, r.score) for r in expected[:5]
     ]
-    assert hits.total == 120
+    assert hits.total == len(expected) == 120
+    assert hits.notes == []
+    assert [m.field for m in hits[0].ranked.matches] == [m.field for m in expected[0].matches]
+
+
+def test_containment_window_grows_to_its_cap(
+    tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tenant_index.upsert(work_package(i, f"Release-{i}") for i in range(1, 121))
+    tenant_index.commit()
+    query = parse_query("release-", "exact")
+    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
+    hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 5)
+    assert [h.record.id for h in hits] == [1, 2, 3, 4, 5]
+    assert hits.total == 120 and hits.notes == []
     monkeypatch.setattr(index_path, "MAX_CANDIDATES", 32)
     capped = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 5)
     assert len(capped) == 5
-    assert any("only the best 32" in note for note in capped.notes)
-
-
-def test_final_window_is_the_last_growth_step() -> None:
-    assert index_path.final_window(200, 150) == 200
-    assert index_path.final_window(200, 4454) == index_path.MAX_CANDIDATES
-    assert index_path.final_window(200, 3896) == 3896  # 200 -> 800 -> everything
-    assert index_path.final_window(8, 120) == 120
-
-
-def _record_windows(tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The list that receives every window size ``tenant_index.candidates`` is asked for."""
-    windows: list[int] = []
-    real_candidates = tenant_index.candidates
-
-    def recorded(*args: object) -> object:
-        windows.append(args[-1])  # type: ignore[arg-type]
-        return real_candidates(*args)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(tenant_index, "candidates", recorded)
-    return windows
-
-
-def _search_two(
-    tenant_index: TenantIndex, query: Query, windows: list[int]
-) -> tuple[index_path.HitList, list[int]]:
-    """The top 2 work packages for *query*, and the windows this search asked for."""
-    windows.clear()
-    hits = index_path.search_index(tenant_index, query, "work_package", NO_FILTERS, 2)
-    return hits, list(windows)
-
-
-@pytest.mark.parametrize("cap", [4_000, 32])
-def test_one_term_jumps_to_the_last_window_with_the_same_answer(
-    tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch, cap: int
-) -> None:
-    tenant_index.upsert(
-        [
-            work_package(i, f"Release checklist {i}", "release notes" if i % 3 else "relase")
-            for i in range(1, 121)
-        ]
-    )
-    tenant_index.commit()
-    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
-    monkeypatch.setattr(index_path, "MAX_CANDIDATES", cap)
-    windows = _record_windows(tenant_index, monkeypatch)
-    real_rule = index_path._grows_to_the_end
-    jump = [True]
-
-    monkeypatch.setattr(index_path, "_grows_to_the_end", lambda q: jump[0] and real_rule(q))
-
-    def search(query: Query, jumping: bool) -> tuple[index_path.HitList, list[int]]:
-        jump[0] = jumping
-        return _search_two(tenant_index, query, windows)
-
-    for text in ("release", "relase", "checklist", "release* checklist"):
-        query = parse_query(text)
-        jumped, jumped_windows = search(query, True)
-        stepped, stepped_windows = search(query, False)
-        assert [(h.record.id, h.ranked) for h in jumped] == [
-            (h.record.id, h.ranked) for h in stepped
-        ]
-        assert (jumped.total, jumped.notes) == (stepped.total, stepped.notes)
-        if len(query.terms) == 1:
-            assert jumped_windows == [2, min(120, cap)]  # the smaller window, then the last
-            assert stepped_windows == ([2, 8, 32, 120] if cap > 120 else [2, 8, 32])
-        else:
-            assert jumped_windows == stepped_windows
-
-
-def test_a_smaller_first_window_gives_the_first_windows_answer(
-    tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tenant_index.upsert(
-        [
-            *(
-                work_package(i, f"Release checklist {i}", "release notes" if i % 3 else "deploy")
-                for i in range(1, 41)
-            ),
-            work_package(41, "Quarterly budget review"),
-            work_package(42, "Budget approval"),
-        ]
-    )
-    tenant_index.commit()
-    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
-    windows = _record_windows(tenant_index, monkeypatch)
-    real_probe = index_path._probe_window
-    probing = [True]
-
-    # Without the smaller window, the probe is the first window itself.
-    monkeypatch.setattr(index_path, "_probe_window", lambda w: real_probe(w) if probing[0] else w)
-
-    def search(text: str, probe: bool) -> tuple[index_path.HitList, list[int]]:
-        probing[0] = probe
-        return _search_two(tenant_index, parse_query(text), windows)
-
-    cases = {
-        "quarterly": [2],  # one candidate: the small window holds everything
-        "budget approval release": [2],  # what it cuts matches one term of three: cannot pass
-        "release checklist": [2, 8, 40],  # what it cuts could pass: the windows as before
-        "release notes": [2, 8, 27],  # the 27 matching both terms in one field: enough
-    }
-    for text, expected_windows in cases.items():
-        probed, probed_windows = search(text, True)
-        plain, _ = search(text, False)
-        assert probed_windows == expected_windows, text
-        assert [(h.record.id, h.ranked) for h in probed] == [(h.record.id, h.ranked) for h in plain]
-        assert (probed.total, probed.notes) == (plain.total, plain.notes), text
-
-
-def test_growth_stops_at_the_counted_passable_candidates_with_the_same_answer(
-    tenant_index: TenantIndex, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tenant_index.upsert(
-        [
-            *(work_package(i, f"alpha beta filler {i}") for i in range(1, 13)),
-            *(work_package(i, f"alpha only {i}") for i in range(13, 61)),
-            *(work_package(i, f"delta epsilon {i}") for i in range(61, 66)),
-            *(work_package(i, f"delta only {i}") for i in range(66, 101)),
-        ]
-    )
-    tenant_index.commit()
-    monkeypatch.setattr(index_path, "FIRST_WINDOW", 8)
-    windows = _record_windows(tenant_index, monkeypatch)
-    real_settling = index_path._settling_window
-    settling = [True]
-
-    def chosen(query: Query, candidates: CandidateList, window: int) -> int:
-        return real_settling(query, candidates, window) if settling[0] else window
-
-    monkeypatch.setattr(index_path, "_settling_window", chosen)
-
-    def search(text: str, settle: bool) -> tuple[index_path.HitList, list[int]]:
-        settling[0] = settle
-        return _search_two(tenant_index, parse_query(text), windows)
-
-    # Twelve candidates match two of the three terms (the fewest that can pass); the
-    # search of window 8 looked at 32 and counted them: window 12 instead of all 60.
-    # Five match two terms of "delta epsilon zeta": the smaller window's search counted
-    # them, so the first full window is 5 instead of 8.
-    cases = {"alpha beta gamma": ([2, 8, 12], [2, 8, 60]), "delta epsilon zeta": ([2, 5], [2, 8])}
-    for text, (expected_settled, expected_plain) in cases.items():
-        settled, settled_windows = search(text, True)
-        plain, plain_windows = search(text, False)
-        assert (settled_windows, plain_windows) == (expected_settled, expected_plain), text
-        assert [(h.record.id, h.ranked) for h in settled] == [
-            (h.record.id, h.ranked) for h in plain
-        ]
-        assert (settled.total, settled.notes) == (plain.total, plain.notes), text
+    assert any("only the first 32" in note for note in capped.notes)

@@ -292,7 +292,10 @@ class TenantIndex:
 
     def get(self, kind: str, record_id: int) -> Record | None:
         """The stored record, None if absent."""
-        snap = self._snapshot()
+        return self._get(self._snapshot(), kind, record_id)
+
+    @staticmethod
+    def _get(snap: Snapshot, kind: str, record_id: int) -> Record | None:
         key = record_codec.record_key(kind, record_id)
         with tantivy_errors(snap.generation.path, "read"):
             query = tantivy.Query.term_query(snap.generation.schema, s.KEY, key)
@@ -381,13 +384,13 @@ class TenantIndex:
         holds (a commit in progress) is left out."""
         if query.containment or not query.terms:
             raise InvalidArgumentError("ranked() takes a fuzzy query with terms")
-        generation = self._generation()
-        view = generation.analysis.view()
+        snap = self._snapshot()  # one generation for the analysis and the records
+        view = snap.generation.analysis.view()
         best, total = view.search(query, check_kind(kind), filters, limit, min_score)
         records: list[Record] = []
         scores: list[float] = []
         for record_id, score in best:
-            record = self.get(kind, record_id)
+            record = self._get(snap, kind, record_id)
             if record is not None:
                 records.append(record)
                 scores.append(score)

@@ -1,0 +1,72 @@
+"""The trigram token index finds exactly the vocabulary tokens the rule table accepts."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from opindex.search.query import Alternative, alternative_score, parse_query
+from opindex.search.token_index import TokenIndex, lookup_all, term_matches
+
+LETTERS = "abcdeßσüé日0"
+
+
+def _index(tokens: list[str], base: int = 0) -> TokenIndex:
+    return TokenIndex("\n" + "\n".join(tokens) + "\n", base)
+
+
+def _expected(tokens: list[str], alternative: Alternative, base: int) -> dict[int, float]:
+    scored = {i + base: alternative_score(alternative, t) for i, t in enumerate(tokens)}
+    return {i: score for i, score in scored.items() if score > 0.0}
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    tokens=st.sets(st.text(LETTERS, min_size=1, max_size=10), min_size=1, max_size=60),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_matches_are_exactly_the_rule_tables(tokens: set[str], seed: int) -> None:
+    rng = random.Random(seed)
+    ordered = sorted(tokens)
+    index = _index(ordered, base=7)
+    for _ in range(12):
+        token = rng.choice(ordered)
+        query = "".join(rng.choice([c, rng.choice(LETTERS)]) for c in token)[: rng.randint(1, 10)]
+        for prefix in (False, True):
+            alternative = Alternative(query, prefix)
+            ids, scores = index.matches(alternative)
+            assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == _expected(
+                ordered, alternative, 7
+            )
+
+
+def test_typos_prefixes_containment_and_shared_prefixes_on_a_larger_vocabulary() -> None:
+    rng = random.Random(5)
+    tokens = sorted(
+        {"".join(rng.choice("abcdefgh") for _ in range(rng.randint(1, 9))) for _ in range(5_000)}
+    )
+    index = _index(tokens)
+    for query in ["abc", "abcd", "abcdef", "hgfedcba", "bcde", "a", "ab", "deci", "gggggggg"]:
+        for prefix in (False, True):
+            alternative = Alternative(query, prefix)
+            ids, scores = index.matches(alternative)
+            assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == _expected(
+                tokens, alternative, 0
+            ), query
+
+
+def test_terms_take_the_best_alternative_across_slices() -> None:
+    first, second = _index(["budget", "budge"]), _index(["budgets", "fudget"], base=2)
+    (term,) = parse_query("(budget|fudget)").terms
+    (found,) = term_matches([term], [first, second])
+    assert found.ids.tolist() == [0, 1, 2, 3]
+    assert found.scores.tolist() == [1.0, 0.9, 0.9, 1.0]
+
+
+def test_lookup_finds_whole_tokens_only() -> None:
+    slices = [_index(["müller", "mull"]), _index(["straße"], base=2)]
+    assert lookup_all(["straße", "müller"], slices) == [2, 0]
+    assert lookup_all(["mul"], slices) is None
+    assert _index([]).matches(Alternative("abc"))[0].tolist() == []

@@ -1,0 +1,119 @@
+"""The vectorized scorer gives rank_records' answer to the last bit: ids, scores, count."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from opindex.search.document import FieldValue, SearchDocument
+from opindex.search.fields import FIELD_SPECS, field_names, rank_documents_counted
+from opindex.search.query import parse_query
+from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.search.token_index import TokenIndex, lookup_all, term_matches
+from opindex.search.tokenize import token_texts
+from opindex.search.vector_rank import build_table, round_scores, score_table, top_records
+
+WORDS = [
+    "login",
+    "logout",
+    "page",
+    "server",
+    "servers",
+    "deploy",
+    "deployment",
+    "decide",
+    "decision",
+    "müller",
+    "mueller",
+    "cafe",
+    "café",
+    "alpha",
+    "beta",
+    "gamma",
+    "the",
+    "and",
+    "onboarding",
+    "checklist",
+    "flamingo",
+    "checkout",
+    "dns",
+    "heron",
+    "zoe",
+    "zoë",
+    "a",
+    "be",
+    "api",
+    "apis",
+    "apex",
+    "configuration",
+    "config",
+    "conf",
+]
+
+
+def _corpus(rng: random.Random, kind: str, count: int) -> list[SearchDocument]:
+    def text() -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 7)))
+
+    documents = []
+    for i in range(1, count + 1):
+        fields = {
+            name: tuple(FieldValue(text()) for _ in range(rng.randint(1, 3)))
+            for name in field_names(kind)  # type: ignore[arg-type]
+            if rng.random() < 0.8
+        }
+        documents.append(SearchDocument(kind=kind, id=i * 3, fields=fields))  # type: ignore[arg-type]
+    return documents
+
+
+@pytest.mark.parametrize("kind", ["work_package", "wiki_page", "meeting"])
+def test_equal_to_rank_records_on_random_records_and_queries(kind: str) -> None:
+    rng = random.Random(kind)
+    documents = _corpus(rng, kind, 400)
+    vocabulary: dict[str, int] = {}
+    values = []
+    for position, document in enumerate(documents):
+        for field, name in enumerate(field_names(kind)):  # type: ignore[arg-type]
+            for value in document.fields.get(name, ()):
+                ids = [vocabulary.setdefault(t, len(vocabulary)) for t in token_texts(value.text)]
+                values.append((position, field, ids))
+    slices = [TokenIndex("\n" + "\n".join(vocabulary) + "\n")]
+    table = build_table(values)
+    weights = [spec.weight for spec in FIELD_SPECS[kind]]  # type: ignore[index]
+    ids = np.array([d.id for d in documents], dtype=np.int64)
+    queries = ["login page", "the login page", "(login|logout) page", "log* pag*", "chekout"]
+    queries += [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) for _ in range(150)]
+    for text in queries:
+        query = parse_query(text)
+        if query.containment or not query.terms:
+            continue
+        phrase = lookup_all(token_texts(query.text), slices)
+        scored = score_table(
+            table,
+            term_matches(query.terms, slices),
+            np.array(phrase, dtype=np.int32) if phrase else None,
+            weights,
+            np.ones(len(documents), dtype=bool),
+            DEFAULT_MIN_SCORE,
+        )
+        best = top_records(ids[scored.docs], scored.scores, 10)
+        got = [(int(ids[scored.docs[i]]), float(scored.scores[i])) for i in best]
+        ranked, passing = rank_documents_counted(documents, query, kind, limit=10)  # type: ignore[arg-type]
+        assert got == [(r.record.id, r.score) for r in ranked], text
+        assert len(scored.docs) == passing, text
+
+
+def test_rounding_matches_python_round_at_half_cents() -> None:
+    values = np.array([0.125, 0.135, 0.145, 0.005, 0.015, 1.2, -0.1, 0.3449999, 0.355])
+    expected = [round(min(1.0, max(0.0, v)), 2) for v in values.tolist()]  # Python floats
+    assert round_scores(values).tolist() == expected
+
+
+def test_top_records_orders_by_score_then_id_and_cuts_ties_by_id() -> None:
+    ids = np.array([9, 3, 7, 1, 5], dtype=np.int64)
+    scores = np.array([0.5, 0.9, 0.5, 0.5, 0.1])
+    assert ids[top_records(ids, scores, 3)].tolist() == [3, 1, 7]
+    assert ids[top_records(ids, scores, 10)].tolist() == [3, 1, 7, 9, 5]
+    assert top_records(ids, scores, 0).tolist() == []
