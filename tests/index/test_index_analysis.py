@@ -1,0 +1,138 @@
+"""The analysis store across commits: segments, merges, deletions, damage, interruptions."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from index_fixtures import work_package
+
+from opindex.errors import IndexUnavailableError
+from opindex.index import NO_FILTERS, IndexFilters, TenantIndex
+from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
+from opindex.records import Record
+from opindex.search.fields import rank_documents
+from opindex.search.query import parse_query
+
+WORDS = [
+    "budget",
+    "approval",
+    "aproval",
+    "server",
+    "deploy",
+    "deployment",
+    "decision",
+    "decide",
+    "müller",
+    "cafe",
+]
+
+
+def _record(rng: random.Random, record_id: int) -> Record:
+    def text() -> str:
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5)))
+
+    return work_package(record_id, text(), text(), [text() for _ in range(rng.randint(0, 2))])
+
+
+def _expected(records: dict[int, Record], text: str) -> list[tuple[int, float]]:
+    ranked = rank_documents(
+        [r.document for r in records.values()], parse_query(text), "work_package"
+    )
+    return [(r.record.id, r.score) for r in ranked]
+
+
+def _got(
+    index: TenantIndex, text: str, filters: IndexFilters = NO_FILTERS
+) -> list[tuple[int, float]]:
+    found, scores, total = index.ranked(parse_query(text), "work_package", filters, limit=10_000)
+    assert total == len(found)
+    return [(r.id, s) for r, s in zip(found, scores, strict=True)]
+
+
+def _manifest(index: TenantIndex) -> dict[str, object]:
+    path = index.directory.generation_path(index.generation) / DIRECTORY / MANIFEST
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def test_many_commits_merge_segments_and_keep_the_exact_answer(tmp_path: Path) -> None:
+    rng = random.Random(3)
+    index = TenantIndex.create(tmp_path / "index")
+    records: dict[int, Record] = {}
+    for commit in range(3 * MAX_SEGMENTS):
+        batch = [_record(rng, rng.randint(1, 80)) for _ in range(rng.randint(1, 12))]
+        index.upsert(batch)
+        records.update({r.id: r for r in batch})
+        gone = rng.sample(sorted(records), k=min(len(records), rng.randint(0, 3)))
+        index.delete("work_package", gone)
+        for record_id in gone:
+            del records[record_id]
+        index.commit()
+        segments = _manifest(index)["kinds"]["work_package"]  # type: ignore[index]
+        assert 1 <= len(segments) <= MAX_SEGMENTS, commit
+        for text in ("budget aproval", "decide", "müller cafe server", "deploy*"):
+            assert _got(index, text) == _expected(records, text), (commit, text)
+    listed = set(_manifest(index)["garbage"])  # type: ignore[arg-type]
+    on_disk = {
+        p.name for p in (index.directory.generation_path(index.generation) / DIRECTORY).iterdir()
+    }
+    manifest = _manifest(index)
+    named = {e["name"] for e in manifest["vocabulary"]}  # type: ignore[attr-defined]
+    named |= {e["name"] for es in manifest["kinds"].values() for e in es}  # type: ignore[attr-defined]
+    assert on_disk == named | listed | {MANIFEST}  # older garbage was removed
+
+
+def test_filters_over_the_columns_agree_with_the_records(tmp_path: Path) -> None:
+    index = TenantIndex.create(tmp_path / "index")
+    records = [
+        work_package(
+            i,
+            "budget review",
+            project_id=1 + i % 3,
+            status_id=10 + i % 2,
+            is_closed=i % 2 == 1,
+            assignee_id=None if i % 4 == 0 else i % 4,
+        )  # fmt: skip
+        for i in range(1, 25)
+    ]
+    index.upsert(records)
+    index.commit()
+    cases = [
+        (IndexFilters(project_ids=(2,)), lambda r: r.project_id == 2),
+        (IndexFilters(status="closed"), lambda r: r.attributes["is_closed"] is True),
+        (IndexFilters(status=(10,)), lambda r: r.attributes["status_id"] == 10),
+        (
+            IndexFilters(assignee_ids=(None, 1)),
+            lambda r: r.attributes.get("assignee_id") in (None, 1),
+        ),
+    ]
+    for filters, keep in cases:
+        expected = sorted(r.id for r in records if keep(r))
+        assert sorted(i for i, _ in _got(index, "budget", filters)) == expected, filters
+
+
+def test_a_damaged_segment_file_is_an_unavailable_index(tmp_path: Path) -> None:
+    index = TenantIndex.create(tmp_path / "index")
+    index.upsert([work_package(1, "budget")])
+    index.commit()
+    root = index.directory.generation_path(index.generation) / DIRECTORY
+    segment = next(root.glob("work_package-*.bin"))
+    data = bytearray(segment.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    segment.write_bytes(bytes(data))
+    with pytest.raises(IndexUnavailableError, match="checksum"):
+        TenantIndex(tmp_path / "index").ranked(parse_query("budget"), "work_package")
+
+
+def test_a_commit_the_analysis_missed_is_an_unavailable_index(tmp_path: Path) -> None:
+    index = TenantIndex.create(tmp_path / "index")
+    index.upsert([work_package(1, "budget")])
+    index.commit()
+    path = index.directory.generation_path(index.generation) / DIRECTORY / MANIFEST
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    manifest["opstamp"] -= 1  # as if the process died between the two commits
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(IndexUnavailableError, match="interrupted commit"):
+        TenantIndex(tmp_path / "index").ranked(parse_query("budget"), "work_package")
