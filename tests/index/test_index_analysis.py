@@ -94,7 +94,7 @@ def test_filters_over_the_columns_agree_with_the_records(tmp_path: Path) -> None
             status_id=10 + i % 2,
             is_closed=i % 2 == 1,
             assignee_id=None if i % 4 == 0 else i % 4,
-        )  # fmt: skip
+        )
         for i in range(1, 25)
     ]
     index.upsert(records)
