@@ -9,7 +9,6 @@ from index_fixtures import work_package
 
 from opindex.errors import IndexUnavailableError, InvalidArgumentError
 from opindex.index import TenantIndex
-from opindex.index.generation_index import search_scope
 from opindex.index.vocabulary import Vocabulary
 from opindex.search.query import parse_query
 
@@ -158,27 +157,6 @@ def test_record_cache_never_serves_stale_records(index: TenantIndex) -> None:
     assert [r.title for r in uncached.candidates(parse_query("budget"), "work_package")] == [
         "budget v2"
     ]
-
-
-def test_search_scope_decodes_each_record_once_and_never_serves_stale(tmp_path: Path) -> None:
-    index = TenantIndex.create(tmp_path / "scoped")
-    index.upsert([work_package(i, f"budget {i}") for i in range(1, 9)])
-    index.commit()
-    uncached = TenantIndex(index.directory, record_cache=0)
-    query = parse_query("budget")
-    with search_scope(capacity=5):
-        first = uncached.candidates(query, "work_package", limit=4)
-        again = uncached.candidates(query, "work_package", limit=4)
-        assert all(a is b for a, b in zip(first, again, strict=True))  # decoded once
-        wider = uncached.candidates(query, "work_package", limit=8)
-        assert wider == uncached.candidates(query, "work_package", limit=8)
-        index.upsert([work_package(1, "budget v2")])
-        index.commit()
-        changed = uncached.candidates(query, "work_package", limit=8)  # after a reload
-        assert [r.title for r in changed if r.id == 1] == ["budget v2"]
-    outside = uncached.candidates(query, "work_package", limit=4)
-    assert not any(a is b for a, b in zip(first, outside, strict=True))  # the scope is gone
-    assert [r.id for r in outside] == [r.id for r in first]
 
 
 def test_vocabulary_extends_and_folds_incrementally() -> None:

@@ -13,11 +13,10 @@ from query_gen import CATEGORIES, generate_queries
 from opindex.index import NO_FILTERS, TenantIndex
 from opindex.records import Record
 from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus
-from opindex.search.analysis import AnalyzedDocument
+from opindex.search.analysis import AnalyzedDocument, analyze_document
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 from opindex.service.index_path import search_index
-from opindex.service.rerank import AnalysisCache
 
 QUERIES = 320
 AGREEMENT = 0.99
@@ -35,19 +34,16 @@ def _indexed(directory: Path, work_packages: int) -> tuple[TenantIndex, list[Rec
 def _disagreements(
     index: TenantIndex, records: list[Record], count: int
 ) -> tuple[int, list[tuple[str, str, object, object]]]:
-    cache = AnalysisCache(token_budget=10**8)  # the exhaustive side analyses everything anyway
     everything: dict[str, list[AnalyzedDocument]] = {}
     for record in records:
-        analyzed = cache.analyzed("oracle", record.document)
+        analyzed = analyze_document(record.document)
         everything.setdefault(record.document.kind, []).append(analyzed)
     queries = generate_queries(records, count, seed=11)
     assert Counter(q.category for q in queries).keys() == set(CATEGORIES)
     found = []
     for generated in queries:
         query = parse_query(generated.text)
-        hits = search_index(
-            index, query, generated.kind, NO_FILTERS, 10, cache=cache, scope="oracle"
-        )
+        hits = search_index(index, query, generated.kind, NO_FILTERS, 10)
         got = [(hit.record.id, hit.ranked.score) for hit in hits]
         best = rank_documents(everything[generated.kind], query, generated.kind, limit=10)
         expected = [(item.record.id, item.score) for item in best]

@@ -25,11 +25,6 @@ META_FILE = "meta.json"
 # Decoded records kept per tenant between two commits (~4 KB each in memory): enough for
 # the first candidate window of a search, so a growing window reuses those records.
 RECORD_CACHE_SIZE = 256
-# Records a search scope keeps (see ``search_scope``): one largest candidate window and
-# some, so the windows and relaxed queries of one search decode each record once.
-SCOPE_RECORDS = 5_000
-
-_scope = threading.local()
 
 
 @contextmanager
@@ -61,45 +56,6 @@ def _meta_stamp(path: Path) -> tuple[int, int, int] | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-@contextmanager
-def search_scope(capacity: int = SCOPE_RECORDS) -> Iterator[None]:
-    """Within this block, records decoded in this thread are kept and decoded only once.
-
-    One search asks for several candidate windows, and relaxed queries ask again, mostly
-    for the same records; the shared ``RecordCache`` is too small to hold a large
-    window. The scope holds up to *capacity* decoded records (least recently used
-    dropped first) and forgets them all on exit, so it adds no memory between searches.
-    Scopes do not nest: an inner one reuses the outer one.
-    """
-    if getattr(_scope, "records", None) is not None:
-        yield
-        return
-    _scope.records = _ScopeRecords(capacity)
-    try:
-        yield
-    finally:
-        _scope.records = None
-
-
-class _ScopeRecords:
-    """The records of one search scope, by (record cache, segment, document)."""
-
-    def __init__(self, capacity: int) -> None:
-        self.capacity = capacity
-        self.records: OrderedDict[tuple[RecordCache, int, int], Record] = OrderedDict()
-
-    def get(self, key: tuple[RecordCache, int, int]) -> Record | None:
-        record = self.records.get(key)
-        if record is not None:
-            self.records.move_to_end(key)
-        return record
-
-    def put(self, key: tuple[RecordCache, int, int], record: Record) -> None:
-        self.records[key] = record
-        if len(self.records) > self.capacity:
-            self.records.popitem(last=False)
-
-
 class RecordCache:
     """Decoded records of one searcher, least recently used dropped first.
 
@@ -116,27 +72,20 @@ class RecordCache:
     def get(self, searcher: tantivy.Searcher, address: tantivy.DocAddress) -> Record:
         """The record stored at *address*."""
         key = (address.segment_ord, address.doc)
-        scope: _ScopeRecords | None = getattr(_scope, "records", None)
-        if scope is not None:
-            kept = scope.get((self, *key))
-            if kept is not None:
-                return kept
         with self._lock:
             cached = self._records.get(key)
             if cached is not None:
                 self._records.move_to_end(key)
-        if cached is None:
-            stored = searcher.doc(address).get_first(s.RECORD)
-            if not isinstance(stored, bytes):
-                raise IndexUnavailableError("an indexed document has no stored record")
-            cached = record_codec.decode(stored)
-            with self._lock:
-                self._records[key] = cached
-                if len(self._records) > self.capacity:
-                    self._records.popitem(last=False)
-        if scope is not None:
-            scope.put((self, *key), cached)
-        return cached
+                return cached
+        stored = searcher.doc(address).get_first(s.RECORD)
+        if not isinstance(stored, bytes):
+            raise IndexUnavailableError("an indexed document has no stored record")
+        record = record_codec.decode(stored)
+        with self._lock:
+            self._records[key] = record
+            if len(self._records) > self.capacity:
+                self._records.popitem(last=False)
+        return record
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from types import MappingProxyType
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedDocument, AnalyzedText, analyze_document
 from opindex.search.document import KINDS, Kind, SearchDocument
-from opindex.search.query import MatchMode, Query
+from opindex.search.query import MatchMode, Query, parse_query
 from opindex.search.rank import (
     DEFAULT_MIN_SCORE,
     FieldSpec,
@@ -133,15 +133,29 @@ def rank_documents_counted(
     """``rank_documents``, and how many documents it would return without *limit*
     (counted in the same scoring pass)."""
     checked = _check_kind(kind)
+    parsed = query if isinstance(query, Query) else parse_query(query, match_mode)
+    if parsed.containment or not parsed.terms:  # raw text is all these need
+        raw = [_document(document, checked) for document in documents]
+        plain, passing = rank_records_counted(
+            raw, parsed, FIELD_SPECS[checked], min_score=min_score, limit=limit
+        )
+        return list(plain), passing
     ranked, passing = rank_records_counted(
         _analyzed_documents(documents, checked),
-        query,
+        parsed,
         _ANALYZED_SPECS[checked],
         min_score=min_score,
         limit=limit,
         match_mode=match_mode,
     )
     return [Ranked(item.record.document, item.score, item.matches) for item in ranked], passing
+
+
+def _document(document: SearchDocument | AnalyzedDocument, kind: Kind) -> SearchDocument:
+    """The SearchDocument of *document*; InvalidArgumentError for another kind."""
+    if document.kind != kind:
+        raise InvalidArgumentError(f"document {document.id} is a {document.kind}, not a {kind}")
+    return document if isinstance(document, SearchDocument) else document.document
 
 
 def _analyzed_documents(

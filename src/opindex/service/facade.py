@@ -34,7 +34,6 @@ from opindex.errors import (
 from opindex.live import WikiDirectoryCache
 from opindex.records import Record
 from opindex.service import record_reads
-from opindex.service.rerank import AnalysisCache
 from opindex.service.routing import Clock, Freshness, is_upstream_unavailable, system_clock
 from opindex.service.search_flow import search_tenant
 from opindex.service.tenant_runtime import TenantRuntime
@@ -63,8 +62,7 @@ class Service:
 
     Per tenant it keeps one API client, one index reader and one state connection, opened
     on first use. Index searches run in a worker thread (Tantivy and the scorer), so the
-    event loop stays free; analysed records are shared across searches through one
-    ``AnalysisCache`` (about 8 MB at most).
+    event loop stays free.
     """
 
     def __init__(
@@ -73,13 +71,11 @@ class Service:
         *,
         clock: Clock | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
-        analysis_cache: AnalysisCache | None = None,
     ) -> None:
         self.config = config
         self._clock = clock or system_clock
         self._transport = transport
         self._wiki_cache = WikiDirectoryCache()
-        self.analysis_cache = analysis_cache if analysis_cache is not None else AnalysisCache()
         self._runtimes = {
             tenant.name: self._runtime(tenant, config.data_dir) for tenant in config.tenants
         }
@@ -103,7 +99,6 @@ class Service:
             clock=self._clock,
             transport=self._transport,
             wiki_cache=self._wiki_cache,
-            analysis_cache=self.analysis_cache if data_dir is not None else None,
         )
 
     # --- tenants ----------------------------------------------------------------------

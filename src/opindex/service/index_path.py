@@ -14,11 +14,10 @@ import logging
 from collections.abc import Sequence
 
 from opindex.index import IndexFilters, TenantIndex
-from opindex.search.analysis import AnalyzedDocument
+from opindex.records import Record
 from opindex.search.document import Kind
-from opindex.search.fields import rank_documents
+from opindex.search.fields import rank_documents, rank_documents_counted
 from opindex.search.query import Query
-from opindex.service.rerank import AnalysisCache, Reranker
 from opindex.service.results import ScoredHit
 
 logger = logging.getLogger(__name__)
@@ -52,6 +51,16 @@ def _next_window(window: int, total: int) -> int:
     return min(MAX_CANDIDATES, total if total <= 2 * grown else grown)
 
 
+def _rank(
+    candidates: Sequence[Record], query: Query, kind: Kind, limit: int
+) -> tuple[list[ScoredHit], int]:
+    """The best *limit* candidates by the shared scorer, and how many pass it in all."""
+    by_id = {record.id: record for record in candidates}
+    documents = [record.document for record in candidates]
+    ranked, passing = rank_documents_counted(documents, query, kind, limit=limit)
+    return [ScoredHit(by_id[item.record.id], item) for item in ranked], passing
+
+
 def _search_analysed(
     index: TenantIndex, query: Query, kind: Kind, filters: IndexFilters, limit: int
 ) -> HitList:
@@ -76,33 +85,26 @@ def search_index(
     kind: Kind,
     filters: IndexFilters,
     limit: int,
-    *,
-    cache: AnalysisCache | None = None,
-    scope: str = "",
-    memo: dict[int, AnalyzedDocument] | None = None,
 ) -> HitList:
     """The best *limit* records of *kind* for *query* among the index's candidates.
 
-    An empty fuzzy query lists records unscored, in ascending id order. *cache* (shared
-    across searches, *scope* naming the tenant) spares re-analysing the same records, and
-    *memo* shares analyses between the queries of one search (see ``Reranker``).
-    ``HitList.total`` counts the records that passed the scorer among those ranked.
+    An empty fuzzy query lists records unscored, in ascending id order.
+    ``HitList.total`` counts the records that passed the scorer.
     """
     if not query.containment and not query.terms:
         listed = index.candidates(query, kind, filters, limit)
-        return HitList(Reranker(query, kind).rank(listed, limit), total=listed.total)
+        return HitList(_rank(listed, query, kind, limit)[0], total=listed.total)
     if not query.containment:
         return _search_analysed(index, query, kind, filters, limit)
     # Containment: candidates in ascending id order, all scoring 1; the window grows until
     # it holds every candidate or reaches MAX_CANDIDATES.
-    ranker = Reranker(query, kind, cache, scope, memo)
     window = max(FIRST_WINDOW, WINDOW_GROWTH * limit) // WINDOW_GROWTH
     notes: list[str] = []
     while True:
         candidates = index.candidates(query, kind, filters, window)
-        hits = ranker.rank(candidates, limit)
+        hits, passing = _rank(candidates, query, kind, limit)
         if not candidates.truncated:
-            return HitList(hits, total=ranker.passing())
+            return HitList(hits, total=passing)
         if window >= candidates.total:
             break
         if window >= MAX_CANDIDATES:
@@ -114,4 +116,4 @@ def search_index(
         window = _next_window(window, candidates.total)
     if not notes:  # a raw substring scan ran out of its budget
         notes.append(f"the substring search read only {len(candidates)} of the matching records")
-    return HitList(hits, total=ranker.passing(), notes=notes)
+    return HitList(hits, total=passing, notes=notes)

@@ -15,9 +15,7 @@ from dataclasses import dataclass, field
 from opindex.envelope import AnsweredBy, SearchMeta, SearchRequest, SearchResponse
 from opindex.errors import IndexUnavailableError, OpenProjectError
 from opindex.index import TenantIndex
-from opindex.index.generation_index import search_scope
 from opindex.live import LiveHit, LiveOutcome
-from opindex.search.analysis import AnalyzedDocument
 from opindex.search.query import Query, parse_query
 from opindex.search.relax import (
     RelaxationOutcome,
@@ -27,7 +25,6 @@ from opindex.search.relax import (
 from opindex.service.filters import check_filters, index_filters
 from opindex.service.index_path import HitList, search_index
 from opindex.service.relaxation import Thesaurus
-from opindex.service.rerank import AnalysisCache
 from opindex.service.results import ResultBuilder, ScoredHit
 from opindex.service.routing import Freshness, choose_route, is_upstream_unavailable
 from opindex.service.tenant_runtime import TenantRuntime
@@ -54,28 +51,13 @@ def index_answer(
     request: SearchRequest,
     query: Query,
     thesaurus: Thesaurus,
-    *,
-    cache: AnalysisCache | None = None,
-    scope: str = "",
 ) -> PathAnswer:
     """The index path with relaxation (blocking: Tantivy and the scorer; run in a thread)."""
     filters = index_filters(request)
     used = [query]
-    # The windows and relaxed queries of this search mostly rank the same records: each
-    # is decoded (search_scope) and analysed (memo) once per search.
-    memo: dict[int, AnalyzedDocument] = {}
 
     def run(attempt: Query) -> HitList:
-        hits = search_index(
-            index,
-            attempt,
-            request.kind,
-            filters,
-            request.limit,
-            cache=cache,
-            scope=scope,
-            memo=memo,
-        )
+        hits = search_index(index, attempt, request.kind, filters, request.limit)
         if hits:
             used[0] = attempt
         return hits
@@ -87,10 +69,9 @@ def index_answer(
             frequencies[token] = index.doc_freq(request.kind, token)
         return frequencies[token]
 
-    with search_scope():
-        hits, outcome = search_with_relaxation(
-            query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
-        )
+    hits, outcome = search_with_relaxation(
+        query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
+    )
     assert isinstance(hits, HitList)
     return PathAnswer("index", hits, used[0], outcome, hits.total, notes=hits.notes)
 
@@ -216,6 +197,4 @@ async def _index_answer(runtime: TenantRuntime, request: SearchRequest, query: Q
         request,
         query,
         runtime.thesaurus,
-        cache=runtime.analysis_cache,
-        scope=runtime.name,
     )

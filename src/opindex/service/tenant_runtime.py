@@ -23,7 +23,6 @@ from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
 from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
 from opindex.openproject.outage import OutageMemory
 from opindex.service.relaxation import Thesaurus, merge_thesauri
-from opindex.service.rerank import AnalysisCache
 from opindex.service.routing import Clock, Freshness, assess_freshness
 from opindex.state import StateStore, state_db_path
 from opindex.sync import index_directory
@@ -53,7 +52,6 @@ class TenantRuntime:
         clock: Clock,
         transport: httpx.AsyncBaseTransport | None = None,
         wiki_cache: WikiDirectoryCache | None = None,
-        analysis_cache: AnalysisCache | None = None,
     ) -> None:
         self.config = tenant
         self.name = tenant.name
@@ -61,7 +59,6 @@ class TenantRuntime:
         self._clock = clock
         self._transport = transport
         self._wiki_cache = wiki_cache
-        self.analysis_cache = analysis_cache
         self.thesaurus: Thesaurus = merge_thesauri(tenant.thesaurus)
         self._index: TenantIndex | None = None
         self._state: StateStore | None = None
