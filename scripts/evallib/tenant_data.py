@@ -22,6 +22,7 @@ from typing import Any
 
 import httpx
 
+import opindex
 from opindex.config import Secret, TenantConfig
 from opindex.sandbox.app import create_app
 from opindex.sandbox.corpus_check import load_corpus_file
@@ -29,7 +30,7 @@ from opindex.sandbox.corpus_gen import ADMIN_KEY
 from opindex.sandbox.options import SandboxOptions
 from opindex.sync import sync_tenant
 
-SOURCE = Path(__file__).resolve().parents[2] / "src" / "opindex"
+SOURCE = Path(opindex.__file__).resolve().parent  # the opindex that runs, wherever it is
 INDEXED_BY = (
     "index",
     "sync",

@@ -40,11 +40,13 @@ class IndexStats:
 
 
 class IndexBackend(Protocol):
-    """Storage and candidate retrieval for one tenant.
+    """Storage, ranking and candidate retrieval for one tenant.
 
-    Writes become visible to candidates()/get() after commit(). candidates() returns a
-    superset of the records the scorer accepts (see opindex.index.fuzzy_clauses), capped at
-    *limit*, and says in the returned CandidateList whether the cap cut anything.
+    Writes become visible to ranked()/candidates()/get() after commit(). ranked() returns
+    the scorer's best *limit* records of a fuzzy query over every record, their scores and
+    the exact number passing its gate; candidates() returns a superset of the records the
+    scorer accepts, capped at *limit*, and says in the returned CandidateList whether the
+    cap cut anything.
     """
 
     def upsert(self, records: Iterable[Record]) -> int: ...
@@ -56,6 +58,10 @@ class IndexBackend(Protocol):
     def candidates(
         self, query: Query, kind: str, filters: IndexFilters, limit: int
     ) -> CandidateList: ...
+
+    def ranked(
+        self, query: Query, kind: str, filters: IndexFilters, limit: int, *, min_score: float
+    ) -> tuple[list[Record], list[float], int]: ...
 
     def get(self, kind: str, record_id: int) -> Record | None: ...
 
