@@ -92,7 +92,7 @@ class AnalyzedText:
         # Interned, so equal tokens of different values are one object: set operations
         # across values then compare by identity (several times faster than by content).
         self.tokens: tuple[str, ...] = tuple(
-            map(sys.intern, token_texts(text) if tokens is None else tokens)
+            map(sys.intern, fast_token_texts(text) if tokens is None else tokens)
         )
         self.distinct: frozenset[str] = frozenset(self.tokens)
         self._joined: str | None = None

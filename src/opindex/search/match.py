@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
@@ -218,6 +219,13 @@ class QueryMatcher:
         return token_starts(value, targets)
 
 
+@functools.lru_cache(maxsize=512)
+def _token_pattern(targets: tuple[str, ...]) -> re.Pattern[str]:
+    """A regex finding the ASCII tokens *targets* as whole runs, ignoring case."""
+    alternation = "|".join(re.escape(token) for token in targets)
+    return re.compile(rf"(?<![^\W_])(?:{alternation})(?![^\W_])", re.IGNORECASE)
+
+
 def token_starts(value: AnalyzedText, targets: AbstractSet[str]) -> tuple[int, ...]:
     """Start offsets in ``value.text`` of the tokens whose normalized form is in *targets*."""
     text = value.text
@@ -227,8 +235,7 @@ def token_starts(value: AnalyzedText, targets: AbstractSet[str]) -> tuple[int, .
             text = folded
     if text.isascii():
         # ASCII tokens are the runs themselves, lowercased: find them directly.
-        alternation = "|".join(re.escape(token) for token in sorted(targets))
-        pattern = re.compile(rf"(?<![^\W_])(?:{alternation})(?![^\W_])", re.IGNORECASE)
+        pattern = _token_pattern(tuple(sorted(targets)))
         return tuple(match.start() for match in pattern.finditer(text))
     return tuple(span.start for span in value.spans() if span.text in targets)
 
