@@ -136,3 +136,13 @@ def test_a_commit_the_analysis_missed_is_an_unavailable_index(tmp_path: Path) ->
     path.write_text(json.dumps(manifest), encoding="utf-8")
     with pytest.raises(IndexUnavailableError, match="interrupted commit"):
         TenantIndex(tmp_path / "index").ranked(parse_query("budget"), "work_package")
+
+
+def test_a_commit_that_only_deletes_writes_a_segment_naming_them(tmp_path: Path) -> None:
+    index = TenantIndex.create(tmp_path / "index")
+    index.upsert([work_package(1, "budget"), work_package(2, "budget plan")])
+    index.commit()
+    index.delete("work_package", [1, 99])
+    index.commit()
+    assert _got(index, "budget") == [(2, 0.85)]
+    assert index.candidates(parse_query("budget"), "work_package").total == 1

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,11 +54,15 @@ Rows = list[tuple[int, list[str]]]
 
 @dataclass(frozen=True, slots=True)
 class PendingRecord:
-    """A record to write: its id, filter column values and analysed values."""
+    """A record to write: its id, filter column values and analysed values, compactly
+    (a full sync holds every record until its commit): per value its field position and
+    token count, and all token ids in order."""
 
     id: int
     columns: tuple[int, ...]  # in FILTER_COLUMNS order
-    rows: list[tuple[int, list[int]]]
+    fields: bytes
+    lengths: array[int]  # typecode "q"
+    tokens: array[int]  # typecode "i"
 
 
 @dataclass(frozen=True, slots=True)

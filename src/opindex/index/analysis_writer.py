@@ -9,6 +9,7 @@ still map them.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -61,8 +62,15 @@ class AnalysisWriter:
 
     def upsert(self, kind: Kind, record_id: int, columns: tuple[int, ...], rows: Rows) -> None:
         """Add or replace a record (by kind and id) in the next commit."""
-        encoded = [(field, [self._token_id(t) for t in tokens]) for field, tokens in rows]
-        self._pending.setdefault(kind, {})[record_id] = PendingRecord(record_id, columns, encoded)
+        token_id = self._token_id
+        record = PendingRecord(
+            record_id,
+            columns,
+            bytes(field for field, _ in rows),
+            array("q", [len(tokens) for _, tokens in rows]),
+            array("i", [token_id(t) for _, tokens in rows for t in tokens]),
+        )
+        self._pending.setdefault(kind, {})[record_id] = record
 
     def delete(self, kind: str, record_id: int) -> None:
         """Delete a record (absent ones are ignored) in the next commit."""
@@ -129,23 +137,16 @@ class AnalysisWriter:
 
 def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict[str, Any]:
     """The arrays of a segment holding *records* and naming *deleted* ids."""
-    count = sum(len(record.rows) for record in records)
-    value_doc = np.fromiter(
-        (doc for doc, record in enumerate(records) for _ in record.rows), np.int32, count
+    count = sum(len(record.fields) for record in records)
+    value_doc = np.repeat(
+        np.arange(len(records), dtype=np.int32),
+        np.fromiter((len(record.fields) for record in records), np.int64, len(records)),
     )
-    value_field = np.fromiter(
-        (field for record in records for field, _ in record.rows), np.uint8, count
-    )
-    lengths = np.fromiter(
-        (len(tokens) for record in records for _, tokens in record.rows), np.int64, count
-    )
+    value_field = np.frombuffer(b"".join(record.fields for record in records), dtype=np.uint8)
+    lengths = np.frombuffer(b"".join(record.lengths.tobytes() for record in records), np.int64)
     value_start = np.zeros(count + 1, dtype=np.int64)
     np.cumsum(lengths, out=value_start[1:])
-    tokens = np.fromiter(
-        (t for record in records for _, sequence in record.rows for t in sequence),
-        np.int32,
-        int(value_start[-1]),
-    )
+    tokens = np.frombuffer(b"".join(record.tokens.tobytes() for record in records), np.int32)
     table = table_from_arrays(value_doc, value_field, value_start, tokens)
     columns = np.array([record.columns for record in records], dtype=np.int64).reshape(
         len(records), len(FILTER_COLUMNS)
