@@ -144,5 +144,5 @@ def test_a_commit_that_only_deletes_writes_a_segment_naming_them(tmp_path: Path)
     index.commit()
     index.delete("work_package", [1, 99])
     index.commit()
-    assert _got(index, "budget") == [(2, 0.85)]
+    assert _got(index, "budget") == [(2, 1.0)]
     assert index.candidates(parse_query("budget"), "work_package").total == 1
