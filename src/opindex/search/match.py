@@ -22,6 +22,35 @@ PHRASE_BONUS = 0.15
 """Added when the query's tokens appear verbatim (consecutively) in the value."""
 
 
+def cross_field_scores(
+    rows: Sequence[list[float] | None], weights: Sequence[float], max_weight: float
+) -> tuple[float, float]:
+    """Raw and weighted cross-field score of one record (see DECISIONS, cross-field rule).
+
+    *rows*: per field, the best score of each term over the field's values (None: no
+    match). Each term counts with its best score anywhere in the record and the weight of
+    the heaviest field holding that best: ``raw = mean(best) * coverage * BASE_SCALE``,
+    ``weighted = (sum(best * weight) / n) * coverage * BASE_SCALE / max_weight``, the
+    operations in this order (the vectorized scorer repeats them to the last bit).
+    """
+    present = [(row, weight) for row, weight in zip(rows, weights, strict=True) if row]
+    if not present:
+        return 0.0, 0.0
+    count = len(present[0][0])
+    bests = [max(row[j] for row, _ in present) for j in range(count)]
+    heaviest = [
+        max((weight for row, weight in present if row[j] == best), default=0.0) if best else 0.0
+        for j, best in enumerate(bests)
+    ]
+    covered = count - bests.count(0.0)
+    if not covered:
+        return 0.0, 0.0
+    coverage = covered / count
+    raw = (sum(bests) / count) * coverage * BASE_SCALE
+    weighted = (sum(b * w for b, w in zip(bests, heaviest, strict=True)) / count) * coverage
+    return raw, weighted * BASE_SCALE / max_weight
+
+
 def round_score(score: float) -> float:
     """Scores are reported, gated and ordered at two decimals."""
     return round(min(1.0, max(0.0, score)), 2)
@@ -203,6 +232,21 @@ class QueryMatcher:
                         scores[position] = score
                         indexes[position] = index
         return scores, indexes
+
+    def term_best_rows(self, column: Sequence[Sequence[AnalyzedText]]) -> list[list[float] | None]:
+        """For each entry of *column*: the best score of each term over all its values
+        (None when no value holds a match). Every value must have gone through ``learn``."""
+        rows: list[list[float] | None] = []
+        positive = self._positive
+        for values in column:
+            row: list[float] | None = None
+            for value in values:
+                hits = value.distinct & positive
+                if hits:
+                    bests = self._term_bests(hits)
+                    row = list(bests) if row is None else list(map(max, row, bests))
+            rows.append(row)
+        return rows
 
     def offsets(self, value: AnalyzedText) -> tuple[int, ...]:
         """Start offsets of the tokens that gave each term its best score in *value*."""

@@ -10,7 +10,12 @@ from typing import Generic, Protocol, TypeVar, cast
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedText
-from opindex.search.match import ContainmentMatcher, QueryMatcher, round_score
+from opindex.search.match import (
+    ContainmentMatcher,
+    QueryMatcher,
+    cross_field_scores,
+    round_score,
+)
 from opindex.search.query import MatchMode, Query, parse_query
 from opindex.search.snippet import extract_snippet
 
@@ -120,6 +125,21 @@ class _Scorer:
         scores = [self._containment.best_values(column) for column in texts]
         return cast(list[Column], texts), scores
 
+    def cross(self, columns: list[Column], weights: Sequence[float]) -> list[tuple[float, float]]:
+        """Per record: its cross-field (raw, weighted) score; zeros in containment mode."""
+        count = len(columns[0]) if columns else 0
+        if self._fuzzy is None:
+            return [(0.0, 0.0)] * count
+        per_field = [
+            self._fuzzy.term_best_rows(cast(list[Sequence[AnalyzedText]], column))
+            for column in columns
+        ]
+        max_weight = max(weights)
+        return [
+            cross_field_scores([rows[p] for rows in per_field], weights, max_weight)
+            for p in range(count)
+        ]
+
     def offsets(self, value: FieldText) -> tuple[int, ...]:
         """Offsets of the matched tokens (or of the contained query) in *value*."""
         if self._fuzzy is None:
@@ -182,14 +202,16 @@ def _collect_candidates(
     """
     columns, results = scorer.score_columns([[spec.extract(r) for r in records] for spec in fields])
     max_weight = max(spec.weight for spec in fields)
+    crosses = scorer.cross(columns, [spec.weight for spec in fields])
     if len(results) == 1:
         best_raw = results[0][0]
     else:
         best_raw = list(map(max, *(scores for scores, _ in results)))
+    best_raw = [max(score, cross[0]) for score, cross in zip(best_raw, crosses, strict=True)]
     if gate is None:
         positions = [p for p, score in enumerate(best_raw) if score > 0.0]
     else:
-        # The best rounded field score is the rounded best raw score (rounding is monotone).
+        # The best rounded score is the rounded best raw score (rounding is monotone).
         positions = [
             p for p, score in enumerate(best_raw) if score > 0.0 and round_score(score) >= gate
         ]
@@ -203,10 +225,15 @@ def _collect_candidates(
                 weighted = score * weight / max_weight
                 if best is None or weighted > best:
                     best = weighted
+        cross_raw, cross_weighted = crosses[position]
+        if cross_raw and round_score(cross_raw) > 0.0 and (best is None or cross_weighted > best):
+            best = cross_weighted
         if best is not None:
             keyed.append((-round_score(best), records[position].id, position))
     chosen = sorted(keyed) if limit is None else heapq.nsmallest(limit, keyed)
-    return [_candidate(records, fields, columns, results, p) for _, _, p in chosen], len(keyed)
+    return [
+        _candidate(records, fields, columns, results, p, -score) for score, _, p in chosen
+    ], len(keyed)
 
 
 def _candidate(
@@ -215,20 +242,20 @@ def _candidate(
     columns: list[Column],
     results: list[Scores],
     position: int,
+    score: float,
 ) -> _Candidate[R]:
-    """The record at *position* with its matching fields and its score."""
+    """The record at *position* with its matching fields and its (rounded) *score*."""
     max_weight = max(spec.weight for spec in fields)
     hits: list[_FieldHit] = []
     for order, (spec, column, (scores, indexes)) in enumerate(
         zip(fields, columns, results, strict=True)
     ):
-        score = scores[position]
-        rounded = round_score(score) if score else 0.0
+        value_score = scores[position]
+        rounded = round_score(value_score) if value_score else 0.0
         if rounded > 0.0:
             value = column[position][indexes[position]]
-            weighted = score * spec.weight / max_weight
+            weighted = value_score * spec.weight / max_weight
             hits.append(_FieldHit(order, spec.name, rounded, weighted, indexes[position], value))
-    score = round_score(max(hit.weighted for hit in hits))
     return _Candidate(records[position], score, hits)
 
 

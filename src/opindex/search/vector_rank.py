@@ -9,9 +9,11 @@ same floating-point operations and order, so the scores are equal to the last bi
 
 - value score: ``(sum of best per term / n) * (covered / n) * BASE_SCALE``, plus the
   phrase bonus when the query's tokens occur consecutively (capped at 1);
-- field score: the best value; record gate: the best field score, rounded, reaches
-  ``min_score``; record score: the best ``field score * weight / max weight`` over the
-  fields whose rounded score is above 0, rounded.
+- field score: the best value; cross-field score: each term's best anywhere in the
+  record, with the weight of the heaviest field holding it (``match.cross_field_scores``);
+- record gate: the best field or cross-field raw score, rounded, reaches ``min_score``;
+  record score: the best ``field score * weight / max weight`` over the fields whose
+  rounded score is above 0, or the weighted cross-field score, rounded.
 
 ``tests/search/test_vector_rank.py`` checks equality with ``rank_records`` on random
 records and queries.
@@ -157,6 +159,31 @@ def _phrase_values(table: ValueTable, phrase: npt.NDArray[np.int32]) -> IntArray
     return np.array(found, dtype=np.int64)
 
 
+def _cross_field(
+    field_bests: FloatArray, field_weights: FloatArray, doc_starts: IntArray, max_weight: float
+) -> tuple[FloatArray, FloatArray]:
+    """Per record, the cross-field (raw, weighted) score of ``match.cross_field_scores``.
+
+    *field_bests*: per (record, field) with a match, the best score of each term;
+    *field_weights*: that field's weight; *doc_starts*: where each record's rows start.
+    """
+    count = field_bests.shape[1]
+    bests = np.maximum.reduceat(field_bests, doc_starts, axis=0)
+    owner = np.repeat(np.arange(len(doc_starts)), np.diff(np.r_[doc_starts, len(field_bests)]))
+    holds_best = (field_bests == bests[owner]) & (field_bests > 0.0)
+    heaviest = np.maximum.reduceat(
+        np.where(holds_best, field_weights[:, None], 0.0), doc_starts, axis=0
+    )
+    total = bests[:, 0].copy()
+    weighted = bests[:, 0] * heaviest[:, 0]
+    for column in range(1, count):  # left to right, as Python's sum
+        total = total + bests[:, column]
+        weighted = weighted + bests[:, column] * heaviest[:, column]
+    coverage = np.count_nonzero(bests, axis=1) / count
+    raw = (total / count) * coverage * BASE_SCALE
+    return raw, ((weighted / count) * coverage) * BASE_SCALE / max_weight
+
+
 def score_table(
     table: ValueTable,
     terms: Sequence[TermMatches],
@@ -204,6 +231,15 @@ def score_table(
     doc_starts = _group_starts(field_docs)
     best_raw = np.maximum.reduceat(field_scores, doc_starts)
     best_weighted = np.maximum.reduceat(weighted, doc_starts)
+    cross_raw, cross_weighted = _cross_field(
+        np.maximum.reduceat(bests, starts, axis=0),
+        weight_of[fields],
+        doc_starts,
+        float(weight_of.max()),
+    )
+    best_raw = np.maximum(best_raw, cross_raw)
+    cross_counts = round_scores(cross_raw) > 0.0
+    best_weighted = np.maximum(best_weighted, np.where(cross_counts, cross_weighted, -1.0))
     record_docs = field_docs[doc_starts]
     keep = (
         allowed[record_docs]
