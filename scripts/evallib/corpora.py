@@ -9,7 +9,7 @@ from typing import Any
 
 from evallib.corpus_view import CorpusItem
 from evallib.oracle import ExhaustiveRanker, corpus_document
-from evallib.querygen import KnownItemQuery, QueryGenerator
+from evallib.querygen import GENERATOR_VERSION, KnownItemQuery, QueryGenerator
 from evallib.tenant_data import file_hash
 from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus, write_corpus
 
@@ -68,7 +68,8 @@ def ensure_queries(
     corpus: Path, items: list[CorpusItem], seed: int, per_category: int, root: Path
 ) -> tuple[Path, list[KnownItemQuery]]:
     """The corpus's query file for (*seed*, *per_category*), generated unless it exists."""
-    path = root / f"queries-{corpus.stem}-q{seed}-n{per_category}.json"
+    name = f"queries-{corpus.stem}-q{seed}-n{per_category}-g{GENERATOR_VERSION}.json"
+    path = root / name
     if path.is_file():
         try:
             return path, read_queries(path, corpus)

@@ -37,10 +37,13 @@ Category = Literal[
     "question",
     "diacritics",
     "closed_work_package",
+    "split_field",
     "needs_relaxation",
     "no_hit",
 ]
 CATEGORIES: tuple[Category, ...] = get_args(Category)
+GENERATOR_VERSION = 2
+"""Part of the query file name: a generator with other categories writes another file."""
 # Content fields a user may remember besides the title (participants are names shared by
 # many meetings, so they are not distinctive on their own).
 DEEP_FIELDS: Mapping[Kind, tuple[str, ...]] = {
@@ -300,6 +303,33 @@ class QueryGenerator:
         if picked is None:
             return None
         return self._query("closed_work_package", item, picked, _join(picked[1]))
+
+    def split_field(self, item: CorpusItem) -> KnownItemQuery | None:
+        """The rarest title word that the chosen deep field lacks, and the rarest word of
+        one value of that deep field that the title lacks: no single field holds both."""
+        titles, deeps = self._title_values(item), self._deep_values(item)
+        if not titles or not deeps:
+            return None
+        title_field, title = self.rng.choice(titles)
+        deep_field, deep = self.rng.choice(deeps)
+        title_words, deep_words = value_words(title), value_words(deep)
+        in_title = {t for v in item.fields.get(title_field, ()) for t in token_texts(v)}
+        in_deep = {t for v in item.fields.get(deep_field, ()) for t in token_texts(v)}
+        only_title = [w for w in title_words if w.token not in in_deep]
+        only_deep = [w for w in deep_words if w.token not in in_title]
+        if not only_title or not only_deep:
+            return None
+        kind = item.kind
+        chosen = [
+            min(words, key=lambda w: (self.stats.frequency(kind, w.token), w.token))
+            for words in (only_title, only_deep)
+        ]
+        ambiguity = self.stats.ambiguity(kind, [w.token for w in chosen])
+        if ambiguity > MAX_AMBIGUITY:
+            return None
+        self.rng.shuffle(chosen)
+        picked = (f"{title_field}+{deep_field}", chosen, ambiguity)
+        return self._query("split_field", item, picked, _join(chosen))
 
     def needs_relaxation(self, item: CorpusItem) -> KnownItemQuery | None:
         """Two of the record's words plus two words the corpus never uses."""

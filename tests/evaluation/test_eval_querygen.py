@@ -54,8 +54,23 @@ def test_known_items_come_from_the_expected_record(
         item = _item(small_items, query)
         words = {t for w in query.words for t in token_texts(w)}
         assert 1 <= len(query.words) <= 4
-        assert words <= _tokens(item, query.field or "")
+        fields = (query.field or "").split("+")
+        assert words <= set().union(*(_tokens(item, field) for field in fields))
         assert 1 <= query.ambiguity <= MAX_AMBIGUITY
+
+
+def test_split_field_queries_need_two_fields(
+    queries: list[KnownItemQuery], small_items: list[CorpusItem]
+) -> None:
+    split = [q for q in queries if q.category == "split_field"]
+    assert split
+    for query in split:
+        item = _item(small_items, query)
+        title_field, deep_field = (query.field or "").split("+")
+        words = {t for w in query.words for t in token_texts(w)}
+        assert len(words) == 2
+        assert not words <= _tokens(item, title_field)
+        assert not words <= _tokens(item, deep_field)
 
 
 def test_title_queries_use_title_words_in_order(
