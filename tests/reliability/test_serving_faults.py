@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,12 @@ from opindex.sync import sync_tenant, tenant_status
 MARKER = PROJECT_MARKERS[1]
 
 pytestmark = pytest.mark.slow
+
+
+def _an_hour_ago() -> datetime:
+    """The clock of the first sync: it finished an hour ago, so with ``max_staleness_seconds=1``
+    the index is stale the moment the server starts (no waiting on the real clock)."""
+    return datetime.now(UTC) - timedelta(hours=1)
 
 
 def _wait_for_run(data_dir: Path, count: int, timeout: float = 90) -> None:
@@ -47,9 +54,8 @@ async def test_a_failing_background_sync_leaves_the_server_answering_from_the_la
             tmp_path, [("acme", sandbox, MEMBER_KEY)], max_staleness_seconds=1
         )
         config = load_config(config_path)
-        await sync_tenant(config.tenants[0], config.data_dir)
+        await sync_tenant(config.tenants[0], config.data_dir, clock=_an_hour_ago)
         before = index_snapshot(config.data_dir)
-        await asyncio.sleep(1.1)
         sandbox.mutate("upsert", "work_packages", {"id": 4, "subject": "Never indexed"})
         sandbox.fault("/api/v3/work_packages/4/activities", status=500, count=1000)
         sandbox.fault("/api/v3/work_packages", status=500, count=1000)
@@ -81,9 +87,8 @@ def test_sigterm_during_a_background_sync_stops_cleanly_and_keeps_the_index(
             tmp_path, [("acme", sandbox, MEMBER_KEY)], max_staleness_seconds=1
         )
         config = load_config(config_path)
-        asyncio.run(sync_tenant(config.tenants[0], config.data_dir))
+        asyncio.run(sync_tenant(config.tenants[0], config.data_dir, clock=_an_hour_ago))
         before = index_snapshot(config.data_dir)
-        time.sleep(1.1)
         sandbox.mutate("upsert", "work_packages", {"id": 4, "subject": "Never indexed"})
         stalled = "/api/v3/work_packages/4/activities"
         sandbox.fault(stalled, hang=120)
