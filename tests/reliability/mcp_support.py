@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import datetime
+from functools import partial
 from typing import Any
 
 import httpx2
@@ -15,6 +17,7 @@ from tests.mcp.mcp_site import http_server_process
 
 from opindex.config import Config
 from opindex.mcp.server import ServerOptions, build_server
+from opindex.service import Service
 
 http_server = http_server_process  # the reliability tests' name for it
 
@@ -44,10 +47,17 @@ def result_ids(result: CallToolResult) -> list[int]:
 
 
 @contextmanager
-def in_process_client(config: Config, tenant: str | None = None) -> Iterator[PortalClient]:
+def in_process_client(
+    config: Config, tenant: str | None = None, *, clock: Callable[[], datetime] | None = None
+) -> Iterator[PortalClient]:
     """An in-process MCP client on its own event loop thread, so synchronous tests (and
-    hypothesis) can call tools one by one. No background sync."""
-    server = build_server(config, ServerOptions(transport="stdio", tenant=tenant, sync=False))
+    hypothesis) can call tools one by one. No background sync. *clock* is the service's
+    clock (it decides index freshness)."""
+    server = build_server(
+        config,
+        ServerOptions(transport="stdio", tenant=tenant, sync=False),
+        service_factory=partial(Service.from_config, clock=clock),
+    )
     with (
         start_blocking_portal() as portal,
         portal.wrap_async_context_manager(Client(server)) as client,
