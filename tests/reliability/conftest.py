@@ -5,37 +5,22 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.mcp.mcp_site import opindex_argv, subprocess_env
-from tests.reliability.reliability_corpus import KINDS, reliability_corpus
-from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
+from tests.support.clock import Clock
+from tests.support.corpora import KINDS, reliability_corpus
+from tests.support.processes import opindex_argv, subprocess_env
+from tests.support.sandbox import SandboxHandle, running_sandbox
 
-from opindex.config import Secret, TenantConfig
 from opindex.index import TenantIndex
 from opindex.state import StateStore
 from opindex.sync import index_directory
 
 Snapshot = dict[str, Any]
-
-
-@dataclass
-class Clock:
-    """Real time plus an offset the test can move forward."""
-
-    offset: timedelta = field(default_factory=timedelta)
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
-
-    def advance(self, **delta: float) -> None:
-        self.offset += timedelta(**delta)
 
 
 class ShortTimeoutTransport(httpx.AsyncBaseTransport):
@@ -56,38 +41,6 @@ class ShortTimeoutTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-
-def make_tenant(
-    sandbox: SandboxHandle, key: str = MEMBER_KEY, name: str = "acme", **settings: Any
-) -> TenantConfig:
-    """A tenant on the sandbox, built with ``key``."""
-    return TenantConfig(name=name, base_url=sandbox.base_url, api_key=Secret(key), **settings)
-
-
-def write_config(
-    directory: Path,
-    tenants: list[tuple[str, SandboxHandle, str]],
-    *,
-    data_dir: str = "data",
-    extra: str = "",
-    **settings: Any,
-) -> Path:
-    """An ``opindex.toml`` (mode 0600) with one tenant per (name, sandbox, key)."""
-    lines = [f'data_dir = "{data_dir}"', extra]
-    for name, sandbox, key in tenants:
-        lines += [
-            "",
-            "[[tenants]]",
-            f'name = "{name}"',
-            f'base_url = "{sandbox.base_url}"',
-            f'api_key = "{key}"',
-        ]
-        lines += [f"{setting} = {value}" for setting, value in settings.items()]
-    path = directory / "opindex.toml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    path.chmod(0o600)
-    return path
 
 
 def index_snapshot(data_dir: Path, tenant: str = "acme") -> Snapshot:
@@ -153,9 +106,6 @@ def unprivileged_prefix(probe_dir: Path) -> tuple[str, ...]:
     if result.returncode == 0:
         pytest.skip("unshare -U does not drop the privilege over files here")
     return (unshare, "-U")
-
-
-WaitCondition = Callable[[], bool]
 
 
 @pytest.fixture

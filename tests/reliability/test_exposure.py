@@ -13,9 +13,9 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-from tests.reliability.conftest import opindex_argv, subprocess_env, write_config
-from tests.reliability.mcp_support import http_server
-from tests.reliability.reliability_corpus import reliability_corpus
+from tests.support.config_files import write_config
+from tests.support.corpora import reliability_corpus
+from tests.support.processes import http_server_process, opindex_argv, subprocess_env
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, running_sandbox
 
 from opindex.config import ServerConfig, load_config
@@ -98,7 +98,7 @@ def test_http_transport_binds_loopback_by_default_and_refuses_foreign_hosts(
     assert ServerConfig().host == "127.0.0.1"
     with running_sandbox(reliability_corpus(4), wiki_list=True) as sandbox:
         config = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)])  # no [server] table
-        with http_server(config, "--no-sync") as url:
+        with http_server_process(config, "--no-sync") as url:
             parts = urlsplit(url)
             assert parts.hostname == "127.0.0.1"
             assert parts.port is not None

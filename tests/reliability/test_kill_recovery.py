@@ -12,30 +12,25 @@ import asyncio
 import copy
 import json
 import subprocess
-import time
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import (
-    assert_exactly_once,
-    index_snapshot,
-    opindex_argv,
-    run_outcomes,
-    subprocess_env,
-    write_config,
-)
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.reliability.conftest import assert_exactly_once, index_snapshot, run_outcomes
+from tests.support.clock import Clock
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.processes import opindex_argv, subprocess_env, wait_until
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
+from tests.support.synced_tenant import sync
 
 from opindex import cli
 from opindex.config import load_config
 from opindex.envelope import SearchRequest
 from opindex.service import Service
 from opindex.state import is_locked
-from opindex.sync import index_directory, sync_tenant
+from opindex.sync import index_directory
 
 STALLED = "/api/v3/work_packages/5/activities"
 """Work package 5 is changed before the victim runs, so it is read last (newest)."""
@@ -44,14 +39,6 @@ SWEEP_EVERY_RUN: dict[str, Any] = {"deletion_sweep_interval_seconds": 1}
 """Deletions are reconciled by a periodic sweep; here every run sweeps (see _first_sync)."""
 
 pytestmark = pytest.mark.slow
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _change(sandbox: SandboxHandle, corpus: dict[str, Any]) -> dict[str, Any]:
@@ -66,14 +53,9 @@ def _change(sandbox: SandboxHandle, corpus: dict[str, Any]) -> dict[str, Any]:
 
 
 def _first_sync(config_path: Path) -> None:
-    """The first, good sync, recorded as ten minutes old: the next run's deletion sweep is due
+    """The first, good sync, stamped ten minutes ago: the next run's deletion sweep is due
     however fast the test runs, and the index is still fresh (younger than an hour)."""
-    config = load_config(config_path)
-
-    def ten_minutes_ago() -> datetime:
-        return datetime.now(UTC) - timedelta(minutes=10)
-
-    asyncio.run(sync_tenant(config.tenants[0], config.data_dir, clock=ten_minutes_ago))
+    sync(load_config(config_path), clock=Clock(offset=timedelta(minutes=-10)))
 
 
 def _search_ids(config_path: Path, query: str) -> set[int]:
@@ -96,7 +78,7 @@ def _kill_while_stalled(sandbox: SandboxHandle, argv: list[str], data_dir: Path)
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=subprocess_env()
     )
     try:
-        _wait_for(lambda: sandbox.stats()["by_path"].get(STALLED, 0) > 0, "the victim to stall")
+        wait_until(lambda: sandbox.stats()["by_path"].get(STALLED, 0) > 0, "the victim to stall")
         assert is_locked(data_dir, "acme")
     finally:
         victim.kill()

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import Clock, index_snapshot, run_outcomes, write_config
-from tests.reliability.mcp_support import in_process_client, result_ids, result_text, structured
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.reliability.conftest import index_snapshot, run_outcomes
+from tests.support.clock import Clock
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.mcp_clients import in_process_client, result_ids, result_text, structured
 from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex import cli

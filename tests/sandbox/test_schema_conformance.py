@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.sandbox.varied_corpus import varied_corpus
+from tests.support.corpora import varied_corpus
 from tests.support.openapi import problems, relaxed_validator, validator
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 

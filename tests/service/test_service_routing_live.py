@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from recall_corpus import RECALL_KEY, recall_corpus
-from synced_tenant import SyncedTenant, synced_tenant
+from tests.support.recall_corpus import RECALL_KEY, recall_corpus
+from tests.support.synced_tenant import SyncedTenant, synced_tenant
 
 from opindex.envelope import SearchRequest
 from opindex.errors import (

@@ -1,4 +1,4 @@
-"""MCP clients for the reliability tests: in-process (for fuzzing) and a real HTTP server."""
+"""Real ``mcp`` SDK clients for tests (in-process and over streamable HTTP) and their results."""
 
 from __future__ import annotations
 
@@ -13,13 +13,10 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
-from tests.mcp.mcp_site import http_server_process
 
 from opindex.config import Config
 from opindex.mcp.server import ServerOptions, build_server
 from opindex.service import Service
-
-http_server = http_server_process  # the reliability tests' name for it
 
 
 def result_text(result: CallToolResult) -> str:
@@ -35,15 +32,30 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     return content
 
 
-def error_message(result: CallToolResult) -> str:
+def error_text(result: CallToolResult) -> str:
     """The text of an error result (fails the test if it is not one)."""
     assert result.is_error, result.structured_content
     return result_text(result)
 
 
 def result_ids(result: CallToolResult) -> list[int]:
-    """Ids of a search or listing result, in order."""
+    """Ids of the records a search or listing result returned, in order."""
     return [int(item["id"]) for item in structured(result)["results"]]
+
+
+def bearer(key: str) -> dict[str, str]:
+    """The header that authenticates a caller with ``key``."""
+    return {"Authorization": f"Bearer {key}"}
+
+
+@asynccontextmanager
+async def http_client(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
+    """An MCP client over streamable HTTP sending ``headers`` with every request."""
+    async with (
+        httpx2.AsyncClient(headers=headers or {}, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
 
 
 @contextmanager
@@ -84,17 +96,3 @@ class PortalClient:
             return {tool.name: tool.input_schema for tool in tools.tools}
 
         return self._portal.call(listing)
-
-
-@asynccontextmanager
-async def http_client(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
-    """An MCP client over streamable HTTP sending ``headers`` with every request."""
-    async with (
-        httpx2.AsyncClient(headers=headers or {}, timeout=60) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
-    ):
-        yield client
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
