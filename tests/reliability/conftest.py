@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -82,30 +80,6 @@ def run_opindex(
         env=subprocess_env(),
         cwd=cwd,
     )
-
-
-def unprivileged_prefix(probe_dir: Path) -> tuple[str, ...]:
-    """A command prefix under which file permissions bind, even when the tests run as root.
-
-    Root ignores permission bits; ``unshare -U`` runs a command in a fresh user namespace
-    where it holds no privilege over the files outside. Skips when neither works.
-    """
-    if os.geteuid() != 0:
-        return ()
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        pytest.skip("running as root without unshare: permissions cannot be enforced")
-    probe_dir.mkdir(parents=True, exist_ok=True)
-    probe_dir.chmod(0o500)
-    try:
-        result = subprocess.run(
-            [unshare, "-U", "touch", str(probe_dir / "probe")], capture_output=True, timeout=30
-        )
-    finally:
-        probe_dir.chmod(0o700)
-    if result.returncode == 0:
-        pytest.skip("unshare -U does not drop the privilege over files here")
-    return (unshare, "-U")
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ from tests.reliability.conftest import (
     assert_exactly_once,
     index_snapshot,
     run_opindex,
-    unprivileged_prefix,
 )
 from tests.support.config_files import write_config
 from tests.support.corpora import BOB, CAROL, PROJECT_MARKERS, expected_all
@@ -35,6 +34,7 @@ from tests.support.mcp_clients import (
     result_text,
     structured,
 )
+from tests.support.processes import unprivileged_prefix
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, SandboxHandle, running_sandbox
 
 from opindex import cli

@@ -1,14 +1,18 @@
 """opindex as a real subprocess for tests: its argv and environment, the HTTP MCP server,
-and waiting (with a deadline) for something another process does."""
+running without root's privilege over files, and waiting (with a deadline) for another process."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+import pytest
 
 from opindex.child_process import announced_child
 
@@ -90,3 +94,27 @@ def http_server_process(
         finally:
             if exit_codes is not None:
                 exit_codes.append(child.stop(30))
+
+
+def unprivileged_prefix(probe_dir: Path) -> tuple[str, ...]:
+    """A command prefix under which file permissions bind, even when the tests run as root.
+
+    Root ignores permission bits; ``unshare -U`` runs a command in a fresh user namespace
+    where it holds no privilege over the files outside. Skips when neither works.
+    """
+    if os.geteuid() != 0:
+        return ()
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        pytest.skip("running as root without unshare: permissions cannot be enforced")
+    probe_dir.mkdir(parents=True, exist_ok=True)
+    probe_dir.chmod(0o500)
+    try:
+        result = subprocess.run(
+            [unshare, "-U", "touch", str(probe_dir / "probe")], capture_output=True, timeout=30
+        )
+    finally:
+        probe_dir.chmod(0o700)
+    if result.returncode == 0:
+        pytest.skip("unshare -U does not drop the privilege over files here")
+    return (unshare, "-U")
