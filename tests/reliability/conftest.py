@@ -9,7 +9,6 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.support.clock import Clock
 from tests.support.corpora import KINDS, reliability_corpus
 from tests.support.processes import opindex_argv, subprocess_env
 from tests.support.sandbox import SandboxHandle, running_sandbox
@@ -80,16 +79,6 @@ def run_opindex(
         env=subprocess_env(),
         cwd=cwd,
     )
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    return tmp_path / "data"
 
 
 @pytest.fixture(scope="module")

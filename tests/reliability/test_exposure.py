@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 import httpx
 from tests.support.config_files import write_config
 from tests.support.corpora import reliability_corpus
+from tests.support.mcp_clients import initialize_request
 from tests.support.processes import http_server_process, opindex_argv, subprocess_env
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, running_sandbox
 
@@ -104,16 +105,7 @@ def test_http_transport_binds_loopback_by_default_and_refuses_foreign_hosts(
             assert parts.port is not None
             if Path("/proc/net/tcp").exists():
                 assert _listening_addresses(parts.port) == {"0100007F"}  # 127.0.0.1 only
-            initialize = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "probe", "version": "1"},
-                },
-            }
+            initialize = initialize_request("probe")
             headers = {
                 "Accept": "application/json, text/event-stream",
                 "Authorization": f"Bearer {MEMBER_KEY}",

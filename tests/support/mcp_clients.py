@@ -43,6 +43,20 @@ def result_ids(result: CallToolResult) -> list[int]:
     return [int(item["id"]) for item in structured(result)["results"]]
 
 
+def initialize_request(client_name: str) -> dict[str, Any]:
+    """A raw JSON-RPC ``initialize`` request (id 1), for tests that speak the protocol by hand."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client_name, "version": "0"},
+        },
+    }
+
+
 def bearer(key: str) -> dict[str, str]:
     """The header that authenticates a caller with ``key``."""
     return {"Authorization": f"Bearer {key}"}

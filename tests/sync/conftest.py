@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.support.clock import Clock
 from tests.support.corpora import sample_corpus
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
@@ -39,13 +38,3 @@ def probing_sandbox(corpus: dict[str, Any]) -> Iterator[SandboxHandle]:
     """A sandbox shaped like released servers: wiki pages are found by id probing."""
     with running_sandbox(corpus) as handle:
         yield handle
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    return tmp_path / "data"
