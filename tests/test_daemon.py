@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from mcp import Client
-from tests.mcp.mcp_site import subprocess_env, write_config
+from tests.support.config_files import write_config
 from tests.support.corpus_builder import MEMBER_KEY, CorpusBuilder
+from tests.support.processes import subprocess_env
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
 from opindex.cli import EXIT_SYNC_RUNNING
@@ -43,9 +44,7 @@ def sandbox() -> Iterator[SandboxHandle]:
 
 
 def config_for(sandbox: SandboxHandle, directory: Path, interval: int) -> Config:
-    path = write_config(
-        directory, sandbox.base_url, {"acme": MEMBER_KEY}, sync_interval_seconds=interval
-    )
+    path = write_config(directory, [("acme", sandbox, MEMBER_KEY)], sync_interval_seconds=interval)
     return load_config(path)
 
 

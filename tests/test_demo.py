@@ -13,8 +13,8 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from tests.mcp.mcp_site import subprocess_env
 from tests.support.output_lines import OutputLines
+from tests.support.processes import subprocess_env
 
 from opindex.cli import main
 from opindex.demo import TOUR

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.service.recall_corpus import RECALL_CASES, RECALL_KEY, RecallCase, recall_corpus
-from tests.service.synced_tenant import SyncedTenant, synced_tenant
+from tests.support.recall_corpus import RECALL_CASES, RECALL_KEY, RecallCase, recall_corpus
+from tests.support.synced_tenant import SyncedTenant, synced_tenant
 
 from opindex import cli
 from opindex.cli.search_command import BOLD, RESET, highlight

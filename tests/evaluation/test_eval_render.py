@@ -1,19 +1,22 @@
-"""The benchmark page renderer: sections from results, carried notes, kept sections."""
+"""The benchmark page renderer: sections from results, carried notes, kept sections.
+
+It draws its plots with matplotlib (``pip install -e '.[bench]'``); without it this module
+is skipped, by name. The page's parts that need no plotting are in test_eval_page_parts.py.
+"""
 
 from __future__ import annotations
 
 import json
-import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from evallib.markdown import cell, table
 from evallib.metrics import Outcome, summarize
-from evallib.sockets import with_tcp_protocol
 
-pytest.importorskip("matplotlib")
+pytest.importorskip(
+    "matplotlib", reason="the page renderer plots with matplotlib, the optional bench extra"
+)
 from render_benchmarks import carried_notes, render, sections_of
 
 
@@ -122,24 +125,3 @@ def test_carried_notes_drop_tables_code_and_commands() -> None:
     body = "\nCommand: `x`\n\n| a | b |\n|--|--|\n| 1 | 2 |\n\n```\nout\n```\n\nProse.\n"
     assert carried_notes(body) == "Prose."
     assert carried_notes(None) == ""
-
-
-def test_markdown_cells() -> None:
-    assert cell(None) == "–" and cell(0.5) == "0.50" and cell("a|b") == "a\\|b"
-    assert table(["x", "y"], [[1, 2]]).splitlines()[1] == "|:--|--:|"
-
-
-def test_nodelay_wrapper_rebinds_a_protocol_zero_socket() -> None:
-    def plain(host: str, port: int) -> socket.socket:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind((host, port))
-        sock.listen(1)
-        return sock
-
-    assert plain("127.0.0.1", 0).proto == 0
-    sock = with_tcp_protocol(plain)("127.0.0.1", 0)
-    try:
-        assert sock.proto == socket.IPPROTO_TCP
-        assert sock.getsockname()[1] > 0
-    finally:
-        sock.close()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from live_corpus import containment_ids, shared_fixture_corpus
 from live_support import live_searcher, request
 from tests.support.sandbox import SandboxHandle, running_sandbox
+from tests.support.search_corpus import containment_ids, shared_fixture_corpus
 
 from opindex.live import LiveHit
 from opindex.search.query import parse_query

@@ -6,8 +6,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from mcp import Client
-from tests.mcp.conftest import Site, error_text, result_ids, structured
-from tests.mcp.mcp_site import BOB_KEY, BOB_WP, write_config
+from tests.mcp.conftest import Site
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB_KEY, BOB_WP
+from tests.support.mcp_clients import error_text, result_ids, structured
 
 from opindex.config import Config, load_config
 from opindex.mcp.server import ServerOptions, build_server
@@ -17,7 +19,7 @@ OPTIONS = ServerOptions(transport="stdio", tenant="bob", sync=False)
 
 
 async def test_missing_index_answers_live_and_says_so(site: Site, tmp_path: Path) -> None:
-    config = load_config(write_config(tmp_path, site.sandbox.base_url, {"bob": BOB_KEY}))
+    config = load_config(write_config(tmp_path, [("bob", site.sandbox, BOB_KEY)]))
     async with Client(build_server(config, OPTIONS)) as client:
         answer = await client.call_tool(
             "openproject_search_work_packages", {"query": "quartrly budget review"}
@@ -54,7 +56,7 @@ async def test_stale_index_answers_live_and_says_so(site: Site) -> None:
 
 async def test_rejected_credential_tells_the_model_what_to_do(site: Site, tmp_path: Path) -> None:
     wrong_key = "key-that-openproject-does-not-know"
-    config = load_config(write_config(tmp_path, site.sandbox.base_url, {"bob": wrong_key}))
+    config = load_config(write_config(tmp_path, [("bob", site.sandbox, wrong_key)]))
     async with Client(build_server(config, OPTIONS)) as client:
         answer = await client.call_tool("openproject_search_wiki_pages", {"query": "budget"})
     text = error_text(answer)

@@ -6,9 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tests.mcp.conftest import Site, error_text, http_client, result_ids, structured
-from tests.mcp.mcp_site import (
-    ADMIN_KEY,
+from tests.mcp.conftest import Site
+from tests.support.config_files import write_config
+from tests.support.corpora import (
     BOB_IDS,
     BOB_KEY,
     BOB_MEETING,
@@ -17,9 +17,10 @@ from tests.mcp.mcp_site import (
     CAROL_IDS,
     CAROL_KEY,
     CAROL_WP,
-    http_server_process,
-    write_config,
 )
+from tests.support.corpus_builder import ADMIN_KEY
+from tests.support.mcp_clients import error_text, http_client, result_ids, structured
+from tests.support.processes import http_server_process
 
 from opindex.mcp.tools import TOOL_NAMES
 
@@ -127,8 +128,7 @@ async def test_unknown_credential_searches_live_when_the_server_allows_it(
 ) -> None:
     config_path = write_config(
         tmp_path,
-        site.sandbox.base_url,
-        {"bob": BOB_KEY},
+        [("bob", site.sandbox, BOB_KEY)],
         server={"allow_unknown_credentials_live": True},
     )
     with http_server_process(config_path, "--no-sync") as endpoint:

@@ -11,19 +11,12 @@ from pathlib import Path
 from typing import Any
 
 from mcp import Client, StdioServerParameters
-from tests.mcp.conftest import Site, error_text, result_ids, structured
-from tests.mcp.mcp_site import (
-    BOB_KEY,
-    BOB_MEETING,
-    BOB_WIKI,
-    BOB_WP,
-    CAROL_IDS,
-    OPS,
-    opindex_argv,
-    subprocess_env,
-    write_config,
-)
+from tests.mcp.conftest import Site
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB_KEY, BOB_MEETING, BOB_WIKI, BOB_WP, CAROL_IDS, OPS
+from tests.support.mcp_clients import error_text, initialize_request, result_ids, structured
 from tests.support.output_lines import OutputLines
+from tests.support.processes import opindex_argv, subprocess_env
 
 from opindex.mcp.tools import TOOL_NAMES
 
@@ -155,18 +148,9 @@ def test_stdio_with_several_tenants_requires_choosing_one(site: Site) -> None:
 
 def test_stdout_carries_nothing_but_protocol(site: Site, tmp_path: Path) -> None:
     """Debug logging on, the daemon syncing a missing index at start: stdout stays JSON-RPC."""
-    config_path = write_config(tmp_path, site.sandbox.base_url, {"bob": BOB_KEY})
+    config_path = write_config(tmp_path, [("bob", site.sandbox, BOB_KEY)])
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw-test", "version": "0"},
-            },
-        },
+        initialize_request("raw-test"),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx
-import yaml
 
 from opindex.openproject import OpenProjectClient, RetryPolicy
 
-EXAMPLES = Path("/work/shared/openproject-api/examples")
-SCHEMAS = Path("/work/shared/openproject-api/spec/components/schemas")
 ERROR_URN = "urn:openproject-org:api:v3:errors:"
 BASE_URL = "http://op.test"
 API_KEY = "s3cr3t-Key-0123456789"
@@ -136,15 +132,3 @@ def make_client(
         sleep=sleep or RecordingSleep(),
         **options,
     )
-
-
-def load_example(name: str) -> Any:
-    """Parse one file of the API examples folder."""
-    return yaml.safe_load((EXAMPLES / name).read_text(encoding="utf-8"))
-
-
-def response_example(document: Mapping[str, Any], status: str = "200") -> Any:
-    """The first ``examples.*.value`` of ``get.responses[status]`` of a path file."""
-    content = document["get"]["responses"][status]["content"]["application/hal+json"]
-    examples = content["examples"]
-    return next(iter(examples.values()))["value"]

@@ -7,13 +7,8 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_openproject import (
-    EXAMPLES,
-    FakeOpenProject,
-    error_body,
-    load_example,
-    make_client,
-)
+from fake_openproject import FakeOpenProject, error_body, make_client
+from tests.support.openapi import EXAMPLES, load_example, load_schema
 
 from opindex.errors import (
     AuthenticationError,
@@ -89,7 +84,7 @@ async def test_example_error_bodies_map_to_typed_errors(status: int, body: dict[
 
 def test_error_response_schema_example_maps_to_a_typed_error() -> None:
     # error_response.yml documents each property's example; assemble the body from them.
-    schema = load_example("error_response.yml")
+    schema = load_schema("error_response.yml")
     props = schema["properties"]
     body = {
         "_type": props["_type"]["enum"][0],

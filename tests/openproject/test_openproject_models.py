@@ -6,11 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-import yaml
-from fake_openproject import SCHEMAS, load_example, response_example
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT202012
+from tests.support.openapi import load_example, load_schema, response_example, validator
 
 from opindex.errors import OpenProjectError
 from opindex.openproject import (
@@ -32,21 +28,8 @@ from opindex.openproject.hal import embedded_elements
 from opindex.openproject.meeting_models import duration_hours
 
 
-def schema_validator(name: str) -> Draft202012Validator:
-    """A validator for one spec schema file, resolving its relative ``$ref``s."""
-    resources = []
-    for path in SCHEMAS.glob("*.yml"):
-        contents = yaml.safe_load(path.read_text(encoding="utf-8"))
-        resource = Resource.from_contents(contents, default_specification=DRAFT202012)
-        resources.append((path.as_uri(), resource))
-    registry: Registry[Any] = Registry().with_resources(resources)
-    root = dict(yaml.safe_load((SCHEMAS / name).read_text(encoding="utf-8")))
-    root["$id"] = (SCHEMAS / name).as_uri()
-    return Draft202012Validator(root, registry=registry)
-
-
 def test_work_package_schema_example() -> None:
-    data = load_example("work_package_model.yml")["example"]
+    data = load_schema("work_package_model.yml")["example"]
     wp = WorkPackage.from_hal(data)
     assert wp.id == 1528
     assert wp.subject == "Develop API"
@@ -70,7 +53,7 @@ def test_work_package_create_response_example() -> None:
 
 
 def test_work_package_collection_example_elements_parse() -> None:
-    data = load_example("work_packages_model.yml")["example"]
+    data = load_schema("work_packages_model.yml")["example"]
     wps = [WorkPackage.from_hal(element) for element in embedded_elements(data)]
     assert [wp.id for wp in wps] == [1, 2]
     assert all(wp.description is None for wp in wps)  # abbreviated: not read
@@ -110,7 +93,7 @@ def test_status_closed_mapping() -> None:
     ]
     table = closed_status_ids(statuses)
     assert table == {1: False, 4: True}
-    wp = WorkPackage.from_hal(load_example("work_package_model.yml")["example"])
+    wp = WorkPackage.from_hal(load_schema("work_package_model.yml")["example"])
     assert resolve_status_closed(wp, table) is False
     assert resolve_status_closed(wp, {}) is None
     embedded = wp.model_copy(update={"status_is_closed": True})
@@ -118,19 +101,23 @@ def test_status_closed_mapping() -> None:
 
 
 @pytest.mark.parametrize(
-    ("source", "expected_id", "expected_comment"),
+    ("data", "expected_id", "expected_comment"),
     [
-        ("activity_model.yml", 1, "Lorem ipsum dolor sit amet."),
-        (
-            "activity_response.yml",
+        pytest.param(
+            load_schema("activity_model.yml")["example"],
+            1,
+            "Lorem ipsum dolor sit amet.",
+            id="activity_model.yml",
+        ),
+        pytest.param(
+            load_example("activity_response.yml")["value"],
             1478,
             "I can give you a CR70 corvette, you have to make do, Leia...",
+            id="activity_response.yml",
         ),
     ],
 )
-def test_activity_examples(source: str, expected_id: int, expected_comment: str) -> None:
-    document = load_example(source)
-    data = document.get("example") or document["value"]
+def test_activity_examples(data: dict[str, Any], expected_id: int, expected_comment: str) -> None:
     activity = Activity.from_hal(data)
     assert activity.id == expected_id
     assert activity.comment == expected_comment
@@ -153,7 +140,7 @@ def test_work_package_activities_collection_example() -> None:
     assert [a.id for a in activities] == [1, 2]
     assert [a.version for a in activities] == [1, 2]
     assert all(a.user == Ref(id=1, name=None) for a in activities)
-    model = load_example("work_package_activities_model.yml")["example"]
+    model = load_schema("work_package_activities_model.yml")["example"]
     assert [Activity.from_hal(e).id for e in embedded_elements(model)] == [1, 2]
 
 
@@ -234,8 +221,8 @@ OUTCOME = {
 def test_agenda_item_and_outcome_payloads_match_the_schemas() -> None:
     # The examples folder has no agenda item/outcome payloads; these are checked against
     # the published schemas instead, so that the parsing tests below use real shapes.
-    schema_validator("meeting_agenda_item_model.yml").validate(AGENDA_ITEM)
-    schema_validator("meeting_outcome_model.yml").validate(OUTCOME)
+    validator("meeting_agenda_item_model.yml").validate(AGENDA_ITEM)
+    validator("meeting_outcome_model.yml").validate(OUTCOME)
 
 
 def test_agenda_item_without_outcomes_17_4() -> None:
@@ -273,7 +260,7 @@ def test_outcomes_embedded_as_a_collection_and_missing_back_link() -> None:
 def test_wiki_page_examples() -> None:
     for data in (
         response_example(load_example("wiki_page.yml")),
-        load_example("wiki_page_model.yml")["example"],
+        load_schema("wiki_page_model.yml")["example"],
     ):
         page = WikiPage.from_hal(data)
         assert page.id == 72

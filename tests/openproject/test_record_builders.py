@@ -5,13 +5,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from fake_openproject import load_example
+from tests.support.openapi import load_schema
 
 from opindex.openproject import Activity, AgendaItem, Meeting, WikiPage, WorkPackage
 from opindex.record_builders import meeting_record, wiki_page_record, work_package_record
 from opindex.search.document import FieldValue
 
-WP_EXAMPLE = load_example("work_package_model.yml")["example"]
+WP_EXAMPLE = load_schema("work_package_model.yml")["example"]
 
 
 def activity(activity_id: int, comment: str, **extra: Any) -> Activity:
@@ -83,7 +83,7 @@ def test_work_package_closed_flag_falls_back_to_the_embedded_status() -> None:
 
 
 def test_wiki_page_record_with_and_without_text() -> None:
-    released = WikiPage.from_hal(load_example("wiki_page_model.yml")["example"])
+    released = WikiPage.from_hal(load_schema("wiki_page_model.yml")["example"])
     record = wiki_page_record(released)
     assert record.document.kind == "wiki_page"
     assert dict(record.document.fields) == {"title": (FieldValue("A wiki page with a name"),)}

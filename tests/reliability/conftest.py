@@ -2,40 +2,22 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.mcp.mcp_site import opindex_argv, subprocess_env
-from tests.reliability.reliability_corpus import KINDS, reliability_corpus
-from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
+from tests.support.corpora import KINDS, reliability_corpus
+from tests.support.processes import opindex_argv, subprocess_env
+from tests.support.sandbox import SandboxHandle, running_sandbox
 
-from opindex.config import Secret, TenantConfig
 from opindex.index import TenantIndex
 from opindex.state import StateStore
 from opindex.sync import index_directory
 
 Snapshot = dict[str, Any]
-
-
-@dataclass
-class Clock:
-    """Real time plus an offset the test can move forward."""
-
-    offset: timedelta = field(default_factory=timedelta)
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
-
-    def advance(self, **delta: float) -> None:
-        self.offset += timedelta(**delta)
 
 
 class ShortTimeoutTransport(httpx.AsyncBaseTransport):
@@ -56,38 +38,6 @@ class ShortTimeoutTransport(httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
-
-
-def make_tenant(
-    sandbox: SandboxHandle, key: str = MEMBER_KEY, name: str = "acme", **settings: Any
-) -> TenantConfig:
-    """A tenant on the sandbox, built with ``key``."""
-    return TenantConfig(name=name, base_url=sandbox.base_url, api_key=Secret(key), **settings)
-
-
-def write_config(
-    directory: Path,
-    tenants: list[tuple[str, SandboxHandle, str]],
-    *,
-    data_dir: str = "data",
-    extra: str = "",
-    **settings: Any,
-) -> Path:
-    """An ``opindex.toml`` (mode 0600) with one tenant per (name, sandbox, key)."""
-    lines = [f'data_dir = "{data_dir}"', extra]
-    for name, sandbox, key in tenants:
-        lines += [
-            "",
-            "[[tenants]]",
-            f'name = "{name}"',
-            f'base_url = "{sandbox.base_url}"',
-            f'api_key = "{key}"',
-        ]
-        lines += [f"{setting} = {value}" for setting, value in settings.items()]
-    path = directory / "opindex.toml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    path.chmod(0o600)
-    return path
 
 
 def index_snapshot(data_dir: Path, tenant: str = "acme") -> Snapshot:
@@ -129,43 +79,6 @@ def run_opindex(
         env=subprocess_env(),
         cwd=cwd,
     )
-
-
-def unprivileged_prefix(probe_dir: Path) -> tuple[str, ...]:
-    """A command prefix under which file permissions bind, even when the tests run as root.
-
-    Root ignores permission bits; ``unshare -U`` runs a command in a fresh user namespace
-    where it holds no privilege over the files outside. Skips when neither works.
-    """
-    if os.geteuid() != 0:
-        return ()
-    unshare = shutil.which("unshare")
-    if unshare is None:
-        pytest.skip("running as root without unshare: permissions cannot be enforced")
-    probe_dir.mkdir(parents=True, exist_ok=True)
-    probe_dir.chmod(0o500)
-    try:
-        result = subprocess.run(
-            [unshare, "-U", "touch", str(probe_dir / "probe")], capture_output=True, timeout=30
-        )
-    finally:
-        probe_dir.chmod(0o700)
-    if result.returncode == 0:
-        pytest.skip("unshare -U does not drop the privilege over files here")
-    return (unshare, "-U")
-
-
-WaitCondition = Callable[[], bool]
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    return tmp_path / "data"
 
 
 @pytest.fixture(scope="module")

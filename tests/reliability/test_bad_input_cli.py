@@ -15,8 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import opindex_argv, run_opindex, subprocess_env, write_config
-from tests.reliability.reliability_corpus import reliability_corpus
+from tests.reliability.conftest import run_opindex
+from tests.support.config_files import write_config
+from tests.support.corpora import reliability_corpus
+from tests.support.processes import opindex_argv, subprocess_env
 from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex import cli

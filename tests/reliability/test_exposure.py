@@ -13,9 +13,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import httpx
-from tests.reliability.conftest import opindex_argv, subprocess_env, write_config
-from tests.reliability.mcp_support import http_server
-from tests.reliability.reliability_corpus import reliability_corpus
+from tests.support.config_files import write_config
+from tests.support.corpora import reliability_corpus
+from tests.support.mcp_clients import initialize_request
+from tests.support.processes import http_server_process, opindex_argv, subprocess_env
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, running_sandbox
 
 from opindex.config import ServerConfig, load_config
@@ -98,22 +99,13 @@ def test_http_transport_binds_loopback_by_default_and_refuses_foreign_hosts(
     assert ServerConfig().host == "127.0.0.1"
     with running_sandbox(reliability_corpus(4), wiki_list=True) as sandbox:
         config = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)])  # no [server] table
-        with http_server(config, "--no-sync") as url:
+        with http_server_process(config, "--no-sync") as url:
             parts = urlsplit(url)
             assert parts.hostname == "127.0.0.1"
             assert parts.port is not None
             if Path("/proc/net/tcp").exists():
                 assert _listening_addresses(parts.port) == {"0100007F"}  # 127.0.0.1 only
-            initialize = {
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "probe", "version": "1"},
-                },
-            }
+            initialize = initialize_request("probe")
             headers = {
                 "Accept": "application/json, text/event-stream",
                 "Authorization": f"Bearer {MEMBER_KEY}",

@@ -12,22 +12,18 @@ import asyncio
 import copy
 import json
 import subprocess
-import time
-from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import (
-    assert_exactly_once,
-    index_snapshot,
-    opindex_argv,
-    run_outcomes,
-    subprocess_env,
-    write_config,
-)
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.reliability.conftest import assert_exactly_once, index_snapshot, run_outcomes
+from tests.support.clock import Clock
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.processes import opindex_argv, subprocess_env, wait_until
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
+from tests.support.synced_tenant import sync
 
 from opindex import cli
 from opindex.config import load_config
@@ -40,17 +36,9 @@ STALLED = "/api/v3/work_packages/5/activities"
 """Work package 5 is changed before the victim runs, so it is read last (newest)."""
 
 SWEEP_EVERY_RUN: dict[str, Any] = {"deletion_sweep_interval_seconds": 1}
-"""Deletions are reconciled by a periodic sweep; here every run sweeps."""
+"""Deletions are reconciled by a periodic sweep; here every run sweeps (see _first_sync)."""
 
 pytestmark = pytest.mark.slow
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _change(sandbox: SandboxHandle, corpus: dict[str, Any]) -> dict[str, Any]:
@@ -62,6 +50,12 @@ def _change(sandbox: SandboxHandle, corpus: dict[str, Any]) -> dict[str, Any]:
     sandbox.mutate("delete", "meetings", {"id": 2})
     live["meetings"] = [m for m in live["meetings"] if m["id"] != 2]
     return live
+
+
+def _first_sync(config_path: Path) -> None:
+    """The first, good sync, stamped ten minutes ago: the next run's deletion sweep is due
+    however fast the test runs, and the index is still fresh (younger than an hour)."""
+    sync(load_config(config_path), clock=Clock(offset=timedelta(minutes=-10)))
 
 
 def _search_ids(config_path: Path, query: str) -> set[int]:
@@ -84,7 +78,7 @@ def _kill_while_stalled(sandbox: SandboxHandle, argv: list[str], data_dir: Path)
         argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=subprocess_env()
     )
     try:
-        _wait_for(lambda: sandbox.stats()["by_path"].get(STALLED, 0) > 0, "the victim to stall")
+        wait_until(lambda: sandbox.stats()["by_path"].get(STALLED, 0) > 0, "the victim to stall")
         assert is_locked(data_dir, "acme")
     finally:
         victim.kill()
@@ -106,7 +100,7 @@ def test_sigkill_during_sync(
     with running_sandbox(corpus, page_size_max=5, wiki_list=True) as sandbox:
         config = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)], **SWEEP_EVERY_RUN)
         data_dir = tmp_path / "data"
-        assert cli.main(["sync", "--config", str(config), "--quiet"]) == cli.EXIT_OK
+        _first_sync(config)
         before = index_snapshot(data_dir)
         marker_hits = _search_ids(config, PROJECT_MARKERS[2])
         live = _change(sandbox, corpus)
@@ -137,7 +131,7 @@ def test_sigkill_during_rebuild(
     with running_sandbox(corpus, page_size_max=5, wiki_list=True) as sandbox:
         config = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)], **SWEEP_EVERY_RUN)
         data_dir = tmp_path / "data"
-        assert cli.main(["sync", "--config", str(config), "--quiet"]) == cli.EXIT_OK
+        _first_sync(config)
         directory = index_directory(data_dir, "acme")
         first = directory.current()
         before = index_snapshot(data_dir)

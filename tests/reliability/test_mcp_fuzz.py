@@ -16,17 +16,17 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mcp.types import CallToolResult
-from tests.reliability.conftest import write_config
 from tests.reliability.fuzz_values import arguments_for
-from tests.reliability.mcp_support import (
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.mcp_clients import (
     PortalClient,
-    error_message,
+    error_text,
     in_process_client,
     result_ids,
     result_text,
     structured,
 )
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
 from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex.config import load_config
@@ -133,7 +133,7 @@ def test_query_length_is_bounded_and_the_bound_is_named(
     longest = ("certificate " * MAX_QUERY_LENGTH)[:MAX_QUERY_LENGTH]
     for name in SEARCHES:
         assert not client.call(name, {"query": longest}).is_error
-        message = error_message(client.call(name, {"query": longest + "x"}))
+        message = error_text(client.call(name, {"query": longest + "x"}))
         assert "query" in message and str(MAX_QUERY_LENGTH) in message
         assert len(message) < 1000  # the rejected query is not echoed in full
     for name, argument in (
@@ -143,7 +143,7 @@ def test_query_length_is_bounded_and_the_bound_is_named(
         arguments: dict[str, Any] = {argument: "y" * (MAX_QUERY_LENGTH + 1)}
         if name == "openproject_list_work_package_activities":
             arguments["workPackageId"] = 1
-        assert str(MAX_QUERY_LENGTH) in error_message(client.call(name, arguments))
+        assert str(MAX_QUERY_LENGTH) in error_text(client.call(name, arguments))
     assert_still_answering(client, visible)
 
 
@@ -158,7 +158,7 @@ def test_result_size_is_bounded_by_the_limit(
     assert set(result_ids(full)) == visible[kind]  # the bound is above this corpus
     assert len(result_ids(client.call(name, {"limit": 2, **everything}))) == 2
     for limit in (0, -1, MAX_LIMIT + 1, 10**18):
-        message = error_message(client.call(name, {"limit": limit, **everything}))
+        message = error_text(client.call(name, {"limit": limit, **everything}))
         assert "limit" in message and str(MAX_LIMIT if limit > 0 else 1) in message
 
 
@@ -167,6 +167,6 @@ def test_a_huge_argument_object_is_refused_in_one_message(
 ) -> None:
     client, visible = site
     arguments = {f"extra{i}": "z" * 1000 for i in range(50)}
-    message = error_message(client.call("openproject_search_wiki_pages", arguments))
+    message = error_text(client.call("openproject_search_wiki_pages", arguments))
     assert "unknown argument" in message and len(message) < 20_000
     assert_still_answering(client, visible)

@@ -19,9 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import run_opindex, write_config
-from tests.reliability.mcp_support import bearer, http_client, http_server, result_text
-from tests.reliability.reliability_corpus import reliability_corpus
+from tests.reliability.conftest import run_opindex
+from tests.support.config_files import write_config
+from tests.support.corpora import reliability_corpus
+from tests.support.mcp_clients import bearer, http_client, result_text
+from tests.support.processes import http_server_process
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
 from opindex import cli
@@ -143,13 +145,13 @@ async def test_http_server_at_debug_level_never_logs_tenant_or_caller_keys(
     config = write_config(
         tmp_path,
         [("acme", sandbox, TENANT_KEY)],
-        extra="[server]\nallow_unknown_credentials_live = true",
+        server={"allow_unknown_credentials_live": True},
     )
     loaded = load_config(config)
     await sync_tenant(loaded.tenants[0], loaded.data_dir)
     stderr_path = tmp_path / "serve.log"
     texts: list[str] = []
-    with http_server(config, "--no-sync", stderr_path=stderr_path, verbose=True) as url:
+    with http_server_process(config, "--no-sync", stderr_path=stderr_path, verbose=True) as url:
         for key in (TENANT_KEY, CALLER_KEY, "caller-unknown-Pw7cX2"):
             async with http_client(url, bearer(key)) as client:
                 for arguments in ({"query": "certificate"}, {"query": "x", "source": "live"}):

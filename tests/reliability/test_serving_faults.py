@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import index_snapshot, run_outcomes, write_config
-from tests.reliability.mcp_support import bearer, http_client, http_server, result_ids, structured
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.reliability.conftest import index_snapshot, run_outcomes
+from tests.support.clock import Clock
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.mcp_clients import bearer, http_client, result_ids, structured
+from tests.support.processes import http_server_process, wait_until
 from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex.config import load_config
@@ -26,16 +29,20 @@ MARKER = PROJECT_MARKERS[1]
 pytestmark = pytest.mark.slow
 
 
-def _wait_for_run(data_dir: Path, count: int, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
+AN_HOUR_AGO = Clock(offset=timedelta(hours=-1))
+"""The clock of the first sync: with ``max_staleness_seconds=1`` the index it leaves is stale
+the moment the server starts (no waiting on the real clock)."""
+
+
+def _wait_for_run(data_dir: Path, count: int) -> None:
+    def finished() -> bool:
         try:
-            if len(run_outcomes(data_dir)) >= count and run_outcomes(data_dir)[-1] != "running":
-                return
+            outcomes = run_outcomes(data_dir)
         except Exception:  # the state database may be mid-write: look again
-            pass
-        assert time.monotonic() < deadline, "the daemon's sync did not finish"
-        time.sleep(0.2)
+            return False
+        return len(outcomes) >= count and outcomes[-1] != "running"
+
+    wait_until(finished, "the daemon's sync to finish")
 
 
 async def test_a_failing_background_sync_leaves_the_server_answering_from_the_last_index(
@@ -47,13 +54,12 @@ async def test_a_failing_background_sync_leaves_the_server_answering_from_the_la
             tmp_path, [("acme", sandbox, MEMBER_KEY)], max_staleness_seconds=1
         )
         config = load_config(config_path)
-        await sync_tenant(config.tenants[0], config.data_dir)
+        await sync_tenant(config.tenants[0], config.data_dir, clock=AN_HOUR_AGO)
         before = index_snapshot(config.data_dir)
-        await asyncio.sleep(1.1)
         sandbox.mutate("upsert", "work_packages", {"id": 4, "subject": "Never indexed"})
         sandbox.fault("/api/v3/work_packages/4/activities", status=500, count=1000)
         sandbox.fault("/api/v3/work_packages", status=500, count=1000)
-        with http_server(config_path) as url:  # with the sync daemon
+        with http_server_process(config_path) as url:  # with the sync daemon
             _wait_for_run(config.data_dir, 2)
             async with http_client(url, bearer(MEMBER_KEY)) as client:
                 search = await client.call_tool(
@@ -81,19 +87,15 @@ def test_sigterm_during_a_background_sync_stops_cleanly_and_keeps_the_index(
             tmp_path, [("acme", sandbox, MEMBER_KEY)], max_staleness_seconds=1
         )
         config = load_config(config_path)
-        asyncio.run(sync_tenant(config.tenants[0], config.data_dir))
+        asyncio.run(sync_tenant(config.tenants[0], config.data_dir, clock=AN_HOUR_AGO))
         before = index_snapshot(config.data_dir)
-        time.sleep(1.1)
         sandbox.mutate("upsert", "work_packages", {"id": 4, "subject": "Never indexed"})
         stalled = "/api/v3/work_packages/4/activities"
         sandbox.fault(stalled, hang=120)
         exit_codes: list[int] = []
-        with http_server(config_path, exit_codes=exit_codes):
-            deadline = time.monotonic() + 90
-            while sandbox.stats()["by_path"].get(stalled, 0) == 0:
-                assert time.monotonic() < deadline, "the daemon never reached the stall"
-                time.sleep(0.05)
-        # http_server sent SIGTERM while the sync hung: the server stopped by itself.
+        with http_server_process(config_path, exit_codes=exit_codes):
+            wait_until(lambda: sandbox.stats()["by_path"].get(stalled, 0) > 0, "the stall")
+        # http_server_process sent SIGTERM while the sync hung: the server stopped by itself.
         assert exit_codes == [0]
         sandbox.clear_faults()
     assert index_snapshot(config.data_dir) == before

@@ -24,17 +24,17 @@ from tests.reliability.conftest import (
     assert_exactly_once,
     index_snapshot,
     run_opindex,
-    unprivileged_prefix,
-    write_config,
 )
-from tests.reliability.mcp_support import (
-    error_message,
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, CAROL, PROJECT_MARKERS, expected_all
+from tests.support.mcp_clients import (
+    error_text,
     in_process_client,
     result_ids,
     result_text,
     structured,
 )
-from tests.reliability.reliability_corpus import BOB, CAROL, PROJECT_MARKERS, expected_all
+from tests.support.processes import unprivileged_prefix
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, SandboxHandle, running_sandbox
 
 from opindex import cli
@@ -189,7 +189,7 @@ def test_damaged_index_is_reported_on_the_search_tool(site: Site, case: str) -> 
         meta = structured(auto)["meta"]
         assert meta["source"] == "live"
         assert any("index" in note and "read" in note for note in meta["notes"]), meta
-        message = error_message(client.call(SEARCH, {"query": MARKER, "source": "index"}))
+        message = error_text(client.call(SEARCH, {"query": MARKER, "source": "index"}))
         assert "index" in message and "no index yet" not in message
         read = client.call("openproject_get_work_package", {"id": 4})
         assert structured(read)["record"]["id"] == 4, result_text(read)
@@ -202,7 +202,7 @@ def test_a_removed_index_is_reported_as_missing_on_the_search_tool(site: Site) -
     with in_process_client(site.config, tenant="acme") as client:
         meta = structured(client.call(SEARCH, {"query": MARKER}))["meta"]
         assert meta["source"] == "live" and meta["index_state"] == "missing"
-        message = error_message(client.call(SEARCH, {"query": MARKER, "source": "index"}))
+        message = error_text(client.call(SEARCH, {"query": MARKER, "source": "index"}))
         assert "no index" in message
 
 

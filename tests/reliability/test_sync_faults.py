@@ -15,15 +15,14 @@ from typing import Any
 
 import pytest
 from tests.reliability.conftest import (
-    Clock,
     ShortTimeoutTransport,
     assert_exactly_once,
     index_snapshot,
-    make_tenant,
     run_outcomes,
-    write_config,
 )
-from tests.reliability.reliability_corpus import BOB, expected_all
+from tests.support.clock import Clock
+from tests.support.config_files import make_tenant, write_config
+from tests.support.corpora import BOB, expected_all
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
 from opindex import cli

@@ -19,16 +19,8 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.types import CallToolResult
-from tests.reliability.conftest import write_config
-from tests.reliability.mcp_support import (
-    bearer,
-    error_message,
-    http_client,
-    http_server,
-    result_text,
-    structured,
-)
-from tests.reliability.reliability_corpus import (
+from tests.support.config_files import write_config
+from tests.support.corpora import (
     ADA,
     BOB,
     CAROL,
@@ -41,6 +33,8 @@ from tests.reliability.reliability_corpus import (
     other_instance_corpus,
     reliability_corpus,
 )
+from tests.support.mcp_clients import bearer, error_text, http_client, result_text, structured
+from tests.support.processes import http_server_process
 from tests.support.sandbox import (
     ADMIN_KEY,
     MEMBER_KEY,
@@ -154,7 +148,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 
 @pytest.fixture(scope="module")
 def url(site: Site) -> Iterator[str]:
-    with http_server(site.config_path, "--no-sync") as endpoint:
+    with http_server_process(site.config_path, "--no-sync") as endpoint:
         yield endpoint
 
 
@@ -200,7 +194,7 @@ async def _sweep_tenant(client: Client, tenant: Tenant) -> dict[str, set[int]]:
                 record = structured(result)["record"]
                 _assert_own(tenant, kind, [record], f"{tool}({record_id})")
             else:
-                assert "Not found" in error_message(result)
+                assert "Not found" in error_text(result)
             _assert_no_secret(result, *ALL_KEYS)
     status = structured(await client.call_tool("openproject_index_status", {}))
     assert [entry["tenant"] for entry in status["tenants"]] == [tenant.name]
@@ -266,7 +260,7 @@ async def test_a_credential_matching_no_tenant_never_reaches_an_index(
             for tool in [*SEARCH_TOOLS, *GET_TOOLS, "openproject_index_status"]:
                 arguments = {"id": 4} if tool in GET_TOOLS else {}
                 result = await client.call_tool(tool, arguments)
-                message = error_message(result)
+                message = error_text(result)
                 assert "key" in message.lower() and UNCONFIGURED_KEY not in message
 
     # Allowed to search live with its own key, it still never reads an index.
@@ -274,12 +268,12 @@ async def test_a_credential_matching_no_tenant_never_reaches_an_index(
         tmp_path,
         [("acme", site.sandbox_a, MEMBER_KEY), ("beta", site.sandbox_a, OUTSIDER_KEY)],
         data_dir=str(load_config(site.config_path).data_dir),
-        extra="[server]\nallow_unknown_credentials_live = true",
+        server={"allow_unknown_credentials_live": True},
     )
     dave_sees = expected_all(site.corpus_a, DAVE)
     titles = site.tenants[0].titles
     dave = Tenant("(caller credential)", UNCONFIGURED_KEY, dave_sees, titles)
-    with http_server(live_config, "--no-sync") as endpoint:
+    with http_server_process(live_config, "--no-sync") as endpoint:
         async with http_client(endpoint, bearer(UNCONFIGURED_KEY)) as client:
             for tool, kind in SEARCH_TOOLS.items():
                 for query in (PROJECT_MARKERS[1], PROJECT_MARKERS[2], "certificate", ""):
@@ -288,7 +282,7 @@ async def test_a_credential_matching_no_tenant_never_reaches_an_index(
                     assert data["meta"]["tenant"] == "(caller credential)"
                     _assert_own(dave, kind, data["results"], f"{tool}({query})")
                 refused = await client.call_tool(tool, {"query": "x", "source": "index"})
-                assert "live" in error_message(refused)
+                assert "live" in error_text(refused)
             for tool in [*GET_TOOLS, "openproject_index_status"]:
                 arguments = {"id": 4} if tool in GET_TOOLS else {}
-                assert "matches no tenant" in error_message(await client.call_tool(tool, arguments))
+                assert "matches no tenant" in error_text(await client.call_tool(tool, arguments))

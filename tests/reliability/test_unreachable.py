@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import Clock, index_snapshot, run_outcomes, write_config
-from tests.reliability.mcp_support import in_process_client, result_ids, result_text, structured
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.reliability.conftest import index_snapshot, run_outcomes
+from tests.support.clock import Clock
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.mcp_clients import in_process_client, result_ids, result_text, structured
 from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex import cli
@@ -88,19 +90,12 @@ async def test_stale_index_answers_labelled_stale_when_openproject_is_unreachabl
 
 
 def test_search_tool_says_stale_when_the_index_ages_past_max_staleness(
-    stopped: tuple[Path, dict[str, Any]], corpus: dict[str, Any], tmp_path: Path
+    stopped: tuple[Path, dict[str, Any]], corpus: dict[str, Any]
 ) -> None:
     config_path, _ = stopped
-    text = config_path.read_text(encoding="utf-8") + "max_staleness_seconds = 1\n"
-    short = tmp_path / "short.toml"
-    short.write_text(text.replace('data_dir = "data"', f'data_dir = "{config_path.parent}/data"'))
-    short.chmod(0o600)
-    config = load_config(short)
-    deadline = time.monotonic() + 30
-    while tenant_status(config.tenants[0], config.data_dir).freshness != "stale":
-        assert time.monotonic() < deadline
-        time.sleep(0.2)
-    with in_process_client(config) as client:
+    config = load_config(config_path)
+    late = Clock(offset=timedelta(hours=2))  # max_staleness is one hour
+    with in_process_client(config, clock=late) as client:
         result = client.call("openproject_search_work_packages", {"query": MARKER})
         meta = structured(result)["meta"]
         assert meta["source"] == "index" and meta["index_state"] == "stale"

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import write_config
-from tests.reliability.reliability_corpus import PROJECT_MARKERS
+from tests.support.config_files import write_config
+from tests.support.corpora import PROJECT_MARKERS
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
 from opindex.config import Config, load_config

@@ -10,15 +10,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from tests.reliability.conftest import (
-    assert_exactly_once,
-    index_snapshot,
-    opindex_argv,
-    run_outcomes,
-    subprocess_env,
-    write_config,
-)
-from tests.reliability.reliability_corpus import ADA, expected_all
+from tests.reliability.conftest import assert_exactly_once, index_snapshot, run_outcomes
+from tests.support.config_files import write_config
+from tests.support.corpora import ADA, expected_all
+from tests.support.processes import opindex_argv, subprocess_env
 from tests.support.sandbox import running_sandbox
 
 from opindex import cli

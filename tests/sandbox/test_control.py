@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-from tests.sandbox.varied_corpus import varied_corpus
+from tests.support.corpora import varied_corpus
 from tests.support.sandbox import CLOSED_STATUS, MEMBER_KEY, SandboxHandle, running_sandbox
 
 ERROR_PREFIX = "urn:openproject-org:api:v3:errors:"

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from tests.sandbox.varied_corpus import varied_corpus
+from tests.support.corpora import varied_corpus
 from tests.support.sandbox import (
     ADMIN_KEY,
     MEMBER_KEY,

@@ -6,18 +6,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from tests.sandbox.openapi_schemas import (
-    SPEC_DIR,
-    problems,
-    relaxed_validator,
-    validator,
-)
-from tests.sandbox.varied_corpus import varied_corpus
+from tests.support.corpora import varied_corpus
+from tests.support.openapi import problems, relaxed_validator, validator
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
-
-pytestmark = pytest.mark.skipif(
-    not SPEC_DIR.is_dir(), reason=f"OpenAPI files not found at {SPEC_DIR}"
-)
 
 
 def _conforms(schema: str, body: Any) -> None:

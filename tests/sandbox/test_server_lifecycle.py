@@ -9,11 +9,11 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import httpx
 import pytest
+from tests.support.processes import wait_until
 from tests.support.sandbox import ADMIN_KEY, CorpusBuilder, running_sandbox
 
 from opindex.sandbox import sample_corpus_path
@@ -39,10 +39,7 @@ def test_stops_cleanly_on_signal_even_with_a_request_hanging(sig: signal.Signals
             target=lambda: _swallow(sandbox.base_url + "/api/v3/work_packages"), daemon=True
         )
         hanging.start()
-        for _ in range(600):  # wait until the request has reached the server
-            if sandbox.stats()["requests"]:
-                break
-            time.sleep(0.05)
+        wait_until(lambda: sandbox.stats()["requests"] > 0, "the request to reach the server")
         sandbox.process.send_signal(sig)
         assert sandbox.process.wait(timeout=30) == 0
         hanging.join(timeout=30)

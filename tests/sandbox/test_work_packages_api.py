@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.sandbox.varied_corpus import BULK_IDS, PAGE_SIZE_MAX, varied_corpus
+from tests.support.corpora import VARIED_BULK_IDS, VARIED_PAGE_SIZE_MAX, varied_corpus
 from tests.support.sandbox import (
     ADMIN_KEY,
     CLOSED_STATUS,
@@ -94,7 +94,9 @@ def test_last_page_has_no_next_link_and_pages_cover_everything(
     assert beyond["count"] == 0 and beyond["total"] == len(seen)
 
 
-@pytest.mark.parametrize(("asked", "served"), [("100", PAGE_SIZE_MAX), ("-1", PAGE_SIZE_MAX)])
+@pytest.mark.parametrize(
+    ("asked", "served"), [("100", VARIED_PAGE_SIZE_MAX), ("-1", VARIED_PAGE_SIZE_MAX)]
+)
 def test_page_size_is_clamped_to_the_maximum(
     shared_sandbox: SandboxHandle, asked: str, served: int
 ) -> None:
@@ -200,7 +202,7 @@ def test_updated_at_between_is_inclusive_with_open_bounds(shared_sandbox: Sandbo
     since = {"updatedAt": {"operator": "<>d", "values": ["2026-03-04T12:00:00Z", ""]}}
     found = _filtered(shared_sandbox, since)
     assert 101 in found and 102 not in found
-    assert set(found) == {101, *BULK_IDS}
+    assert set(found) == {101, *VARIED_BULK_IDS}
     until = {"updated_at": {"operator": "<>d", "values": ["", "2026-03-04T12:00:00Z"]}}
     assert set(_filtered(shared_sandbox, until)) == {101, 102, 103, 104}
 

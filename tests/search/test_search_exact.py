@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from search_corpus import CORPUS
+from tests.support.search_corpus import CORPUS
 
 from opindex.search.document import KINDS, Kind
 from opindex.search.fields import FIELD_SPECS, rank_documents

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from search_corpus import CORPUS, MEETINGS, WORK_PACKAGES
+from tests.support.search_corpus import CORPUS, MEETINGS, WORK_PACKAGES
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import analyze_document

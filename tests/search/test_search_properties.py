@@ -6,7 +6,7 @@ import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from search_corpus import CORPUS
+from tests.support.search_corpus import CORPUS
 
 from opindex.search.document import KINDS, FieldValue, Kind, SearchDocument
 from opindex.search.fields import rank_documents

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from search_corpus import CORPUS, document
+from tests.support.search_corpus import CORPUS, document
 
 from opindex.search.document import Kind, SearchDocument
 from opindex.search.fields import rank_documents

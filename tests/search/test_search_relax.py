@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
-from search_corpus import CORPUS, doc_freq
+from tests.support.search_corpus import CORPUS, doc_freq
 
 from opindex.search.document import SearchDocument
 from opindex.search.fields import rank_documents

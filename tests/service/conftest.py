@@ -1,18 +1,13 @@
-"""Service test fixtures; makes ``tests.support`` importable without the root on sys.path."""
+"""Service test fixtures: an empty tenant index on disk."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-
-from opindex.index import TenantIndex  # noqa: E402
+from opindex.index import TenantIndex
 
 
 @pytest.fixture

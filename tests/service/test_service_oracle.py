@@ -7,8 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from corpus_records import corpus_records
 from query_gen import CATEGORIES, generate_queries
+from tests.support.corpus_records import corpus_records
 
 from opindex.index import NO_FILTERS, TenantIndex
 from opindex.records import Record

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from recall_corpus import RECALL_KEY, recall_corpus
-from synced_tenant import SyncedTenant, synced_tenant
 from tests.support.corpus_builder import ADMIN_KEY, CorpusBuilder
+from tests.support.recall_corpus import RECALL_KEY, recall_corpus
+from tests.support.synced_tenant import SyncedTenant, synced_tenant
 
 from opindex.envelope import SearchRequest, SearchResponse, SearchResult
 from opindex.service import Service

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
+from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from recall_corpus import RECALL_KEY, recall_corpus
-from synced_tenant import SyncedTenant, synced_tenant
+from tests.support.clock import Clock
+from tests.support.recall_corpus import RECALL_KEY, recall_corpus
+from tests.support.synced_tenant import SyncedTenant, synced_tenant
 
 from opindex.envelope import SearchRequest
 from opindex.errors import (
@@ -23,25 +24,10 @@ from opindex.service import CALLER_TENANT, Service
 KUBERNETES = SearchRequest(kind="work_package", query="kubernet upgrade")
 
 
-@dataclass
-class MovableClock:
-    """Real time plus an offset a test moves forward."""
-
-    offset: timedelta = field(default_factory=timedelta)
-
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
-
-
 @pytest.fixture(scope="module")
 def tenant(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SyncedTenant]:
     with synced_tenant(tmp_path_factory.mktemp("routing"), recall_corpus(), RECALL_KEY) as t:
         yield t
-
-
-@pytest.fixture
-def clock() -> MovableClock:
-    return MovableClock()
 
 
 @pytest.fixture(autouse=True)
@@ -56,9 +42,7 @@ def _requests(tenant: SyncedTenant) -> int:
     return int(tenant.sandbox.stats()["requests"])
 
 
-async def test_fresh_index_answers_without_api_calls(
-    tenant: SyncedTenant, clock: MovableClock
-) -> None:
+async def test_fresh_index_answers_without_api_calls(tenant: SyncedTenant, clock: Clock) -> None:
     async with Service.from_config(tenant.config, clock=clock) as service:
         response = await service.search(KUBERNETES)
     assert response.meta.source == "index"
@@ -69,7 +53,7 @@ async def test_fresh_index_answers_without_api_calls(
     assert _requests(tenant) == 0
 
 
-async def test_stale_index_sends_the_search_live(tenant: SyncedTenant, clock: MovableClock) -> None:
+async def test_stale_index_sends_the_search_live(tenant: SyncedTenant, clock: Clock) -> None:
     clock.offset = timedelta(hours=2)  # max_staleness_seconds defaults to one hour
     async with Service.from_config(tenant.config, clock=clock) as service:
         response = await service.search(KUBERNETES)
@@ -81,7 +65,7 @@ async def test_stale_index_sends_the_search_live(tenant: SyncedTenant, clock: Mo
 
 
 async def test_openproject_down_and_stale_index_answers_stale(
-    tenant: SyncedTenant, clock: MovableClock
+    tenant: SyncedTenant, clock: Clock
 ) -> None:
     clock.offset = timedelta(hours=2)
     tenant.sandbox.fault("/api/v3", status=500, count=100)
@@ -94,7 +78,7 @@ async def test_openproject_down_and_stale_index_answers_stale(
 
 
 async def test_openproject_down_without_index_is_an_error(
-    tenant: SyncedTenant, clock: MovableClock, tmp_path: Path
+    tenant: SyncedTenant, clock: Clock, tmp_path: Path
 ) -> None:
     unsynced = replace(tenant.config, data_dir=tmp_path / "empty")
     tenant.sandbox.fault("/api/v3", status=500, count=100)
@@ -104,7 +88,7 @@ async def test_openproject_down_without_index_is_an_error(
 
 
 async def test_missing_index_sends_the_search_live(
-    tenant: SyncedTenant, clock: MovableClock, tmp_path: Path
+    tenant: SyncedTenant, clock: Clock, tmp_path: Path
 ) -> None:
     unsynced = replace(tenant.config, data_dir=tmp_path / "empty")
     async with Service.from_config(unsynced, clock=clock) as service:
@@ -118,7 +102,7 @@ async def test_missing_index_sends_the_search_live(
     assert not (tmp_path / "empty").exists()  # searching never creates tenant directories
 
 
-async def test_source_overrides_the_policy(tenant: SyncedTenant, clock: MovableClock) -> None:
+async def test_source_overrides_the_policy(tenant: SyncedTenant, clock: Clock) -> None:
     async with Service.from_config(tenant.config, clock=clock) as service:
         live = await service.search(KUBERNETES.model_copy(update={"source": "live"}))
         assert (live.meta.source, live.meta.index_state) == ("live", "fresh")
@@ -127,9 +111,7 @@ async def test_source_overrides_the_policy(tenant: SyncedTenant, clock: MovableC
         assert (forced.meta.source, forced.meta.index_state) == ("index", "stale")
 
 
-async def test_relaxation_runs_on_the_live_path_too(
-    tenant: SyncedTenant, clock: MovableClock
-) -> None:
+async def test_relaxation_runs_on_the_live_path_too(tenant: SyncedTenant, clock: Clock) -> None:
     request = SearchRequest(
         kind="work_package", query="kubernetes quantum sockets nonexistent", source="live"
     )
@@ -144,7 +126,7 @@ async def test_relaxation_runs_on_the_live_path_too(
     assert strict.meta.wildcard_fallback is False
 
 
-async def test_tenants_and_credentials(tenant: SyncedTenant, clock: MovableClock) -> None:
+async def test_tenants_and_credentials(tenant: SyncedTenant, clock: Clock) -> None:
     async with Service.from_config(tenant.config, clock=clock) as service:
         assert service.tenant_for_credential(RECALL_KEY) == "acme"
         assert service.tenant_for_credential("key-unknown") is None
@@ -155,9 +137,7 @@ async def test_tenants_and_credentials(tenant: SyncedTenant, clock: MovableClock
             await service.search_with_credential(KUBERNETES, "key-ada")
 
 
-async def test_caller_credential_searches_live_only(
-    tenant: SyncedTenant, clock: MovableClock
-) -> None:
+async def test_caller_credential_searches_live_only(tenant: SyncedTenant, clock: Clock) -> None:
     server = replace(tenant.config.server, allow_unknown_credentials_live=True)
     config = replace(tenant.config, server=server)
     async with Service.from_config(config, clock=clock) as service:
@@ -175,7 +155,7 @@ async def test_caller_credential_searches_live_only(
             await service.search_with_credential(KUBERNETES, "key-wrong")
 
 
-async def test_reads(tenant: SyncedTenant, clock: MovableClock) -> None:
+async def test_reads(tenant: SyncedTenant, clock: Clock) -> None:
     async with Service.from_config(tenant.config, clock=clock) as service:
         record = await service.get_record(None, "work_package", 13)
         assert record.meta.source == "index"

@@ -9,8 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from recall_corpus import RECALL_KEY, recall_corpus
-from synced_tenant import TENANT, SyncedTenant, synced_tenant
+from tests.support.recall_corpus import RECALL_KEY, recall_corpus
+from tests.support.synced_tenant import TENANT, SyncedTenant, synced_tenant
 
 from opindex.config import Config
 from opindex.envelope import SearchRequest

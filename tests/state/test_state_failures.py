@@ -5,9 +5,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from tests.support.processes import subprocess_env, unprivileged_prefix
 
 from opindex.errors import InvalidArgumentError, StateCorruptError, StateError
 from opindex.state import RecordVersion, StateStore
@@ -80,16 +83,41 @@ def test_unwritable_location_gives_state_error(tmp_path: Path) -> None:
         StateStore.open(blocker / "state.sqlite3")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores directory permissions")
+OPEN_IN = """
+import sys
+from pathlib import Path
+from opindex.errors import StateError
+from opindex.state import StateStore
+try:
+    StateStore.for_tenant(Path(sys.argv[1]), "acme")
+except StateError as error:
+    print(type(error).__name__, error)
+else:
+    print("opened")
+"""
+
+
 def test_read_only_directory_gives_state_error(tmp_path: Path) -> None:
+    # In a subprocess, which runs without root's privilege over files when the tests run as
+    # root (root ignores permission bits).
+    prefix = unprivileged_prefix(tmp_path / "probe")
     locked = tmp_path / "ro"
     locked.mkdir()
     os.chmod(locked, 0o500)
     try:
-        with pytest.raises(StateError):
-            StateStore.for_tenant(locked, "acme")
+        opened = subprocess.run(
+            [*prefix, sys.executable, "-c", OPEN_IN, str(locked)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=subprocess_env(),
+        )
     finally:
         os.chmod(locked, 0o700)
+    assert opened.returncode == 0, opened.stderr
+    assert opened.stdout.startswith("StateError "), opened.stdout
+    assert "Permission denied" in opened.stdout
+    assert list(locked.iterdir()) == []
 
 
 @pytest.mark.parametrize("name", ["../escape", "Upper", "", "a/b", "."])

@@ -7,8 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.config_files import write_config
+from tests.support.corpora import expected_ids, user_of
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, SandboxHandle
-from tests.sync.conftest import expected_ids, indexed_ids, user_of, write_config
+from tests.sync.conftest import indexed_ids
 
 from opindex import cli
 

@@ -6,8 +6,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.clock import Clock
+from tests.support.config_files import make_tenant
+from tests.support.corpora import expected_ids
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, SandboxHandle
-from tests.sync.conftest import Clock, expected_ids, indexed_ids, make_tenant
+from tests.sync.conftest import indexed_ids
 
 from opindex.errors import AuthenticationError, ServerError, SyncInProgressError
 from opindex.index import TenantIndex

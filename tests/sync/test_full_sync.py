@@ -8,15 +8,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.config_files import make_tenant
+from tests.support.corpora import WIKI_IDS, expected_ids, sample_corpus, user_of
 from tests.support.sandbox import ADMIN_KEY, MEMBER_KEY, OUTSIDER_KEY, running_sandbox
-from tests.sync.conftest import (
-    WIKI_IDS,
-    expected_ids,
-    indexed_ids,
-    make_tenant,
-    sample_corpus,
-    user_of,
-)
+from tests.sync.conftest import indexed_ids
 
 from opindex.index import TenantIndex
 from opindex.state import StateStore

@@ -6,8 +6,11 @@ import copy
 from pathlib import Path
 from typing import Any
 
+from tests.support.clock import Clock
+from tests.support.config_files import make_tenant
+from tests.support.corpora import expected_ids, user_of
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle
-from tests.sync.conftest import Clock, expected_ids, indexed_ids, make_tenant, user_of
+from tests.sync.conftest import indexed_ids
 
 from opindex.index import TenantIndex
 from opindex.state import StateStore

@@ -8,36 +8,23 @@ exercised across processes exactly as a daemon and a cron job would.
 from __future__ import annotations
 
 import copy
-import os
 import subprocess
-import sys
-import time
-from collections.abc import Callable
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.support.clock import Clock
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, KINDS, expected_ids
+from tests.support.processes import opindex_argv, subprocess_env, wait_until
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
-from tests.sync.conftest import expected_ids, write_config
+from tests.support.synced_tenant import sync
 
 from opindex import cli
+from opindex.config import load_config
 from opindex.index import TenantIndex
 from opindex.state import StateStore, is_locked
 from opindex.sync import index_directory
-
-BOB = 2
-KINDS = ("work_package", "wiki_page", "meeting")
-
-
-def _opindex(*args: str) -> list[str]:
-    return [sys.executable, "-m", "opindex", *args]
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _snapshot(data_dir: Path) -> dict[str, Any]:
@@ -58,22 +45,24 @@ def test_killed_sync_leaves_the_previous_index_and_the_rerun_completes(
             tmp_path, [("acme", sandbox, MEMBER_KEY)], deletion_sweep_interval_seconds=1
         )
         data_dir = tmp_path / "data"
-        assert cli.main(["sync", "--config", str(config), "--quiet"]) == cli.EXIT_OK
+        # Stamped ten minutes ago, so the last run's deletion sweep is due however fast the
+        # test runs (the sweep interval is one second).
+        sync(load_config(config), clock=Clock(offset=timedelta(minutes=-10)))
         before = _snapshot(data_dir)
         live = _mutate(sandbox, corpus)
         # The newest work package (5, just changed) is on the last page: stall there.
         sandbox.fault("/api/v3/work_packages/5/activities", hang=30)
         sandbox.reset_stats()
 
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = subprocess_env()
         victim = subprocess.Popen(
-            _opindex("sync", "--config", str(config), "--full"),
+            opindex_argv("sync", "--config", str(config), "--full"),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             env=env,
         )
         try:
-            _wait_for(
+            wait_until(
                 lambda: sandbox.stats()["by_path"].get("/api/v3/work_packages/5/activities", 0) > 0,
                 "the sync to reach the stalled request",
             )
@@ -81,7 +70,7 @@ def test_killed_sync_leaves_the_previous_index_and_the_rerun_completes(
             assert _snapshot(data_dir) == before  # readers keep the previous index
 
             second = subprocess.run(
-                _opindex("sync", "--config", str(config), "--tenant", "acme"),
+                opindex_argv("sync", "--config", str(config), "--tenant", "acme"),
                 capture_output=True,
                 text=True,
                 timeout=120,
@@ -126,9 +115,9 @@ def test_sigterm_stops_a_sync_cleanly_and_records_it(
     config = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)])
     sandbox.fault("/api/v3/work_packages/5/activities", hang=30)
     victim = subprocess.Popen(
-        _opindex("sync", "--config", str(config)), stderr=subprocess.PIPE, text=True
+        opindex_argv("sync", "--config", str(config)), stderr=subprocess.PIPE, text=True
     )
-    _wait_for(
+    wait_until(
         lambda: bool(sandbox.stats()["by_path"].get("/api/v3/work_packages/5/activities")),
         "the sync to reach the stalled request",
     )

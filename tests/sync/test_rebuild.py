@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from tests.support.config_files import make_tenant
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle
-from tests.sync.conftest import make_tenant
 
 from opindex.index import TenantIndex
 from opindex.sync import index_directory, rebuild_tenant, sync_tenant

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from tests.support.clock import Clock
 from tests.support.sandbox import running_sandbox
-from tests.sync.conftest import Clock
 
 from opindex.config import Secret, TenantConfig
 from opindex.sandbox.corpus_gen import ADMIN_KEY, CorpusSize, generate_corpus, write_corpus

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from tests.support.clock import Clock
+from tests.support.config_files import make_tenant
+from tests.support.corpora import expected_ids, user_of
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle
-from tests.sync.conftest import Clock, expected_ids, make_tenant, user_of
 
 from opindex.state import tenant_lock
 from opindex.sync import sync_tenant, tenant_status

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from tests.support.config_files import make_tenant
 from tests.support.sandbox import ADMIN_KEY, CorpusBuilder, running_sandbox
-from tests.sync.conftest import indexed_ids, make_tenant
+from tests.sync.conftest import indexed_ids
 
 from opindex.index import TenantIndex
 from opindex.sync import index_directory, sync_tenant

@@ -1,4 +1,7 @@
-"""JSON Schema validators built from the OpenProject OpenAPI component files.
+"""The vendored OpenProject OpenAPI files (tests/openapi/): example documents, schema validators.
+
+``tests/openapi/`` holds verbatim copies of the upstream files the tests read (its README and
+SOURCES.tsv name each file's origin); nothing is read from outside the repository.
 
 The component files are OpenAPI 3.1 schemas (JSON Schema 2020-12) that point at each other
 with relative ``$ref``s. They were copied selectively, so some ``$ref``s point at files that
@@ -6,16 +9,13 @@ do not exist (e.g. ``attachment_model.yml`` from ``attachments_model.yml``); suc
 target is resolved to the empty schema ``{}``, which accepts anything. Only the parts the
 sandbox does not serve are affected (it never embeds attachments), and
 ``test_validators_reject_broken_bodies`` shows the validators still reject wrong shapes.
-
-The directory comes from ``OPINDEX_OPENAPI_SPEC_DIR`` or defaults to
-``../shared/openproject-api/spec`` next to the repository.
 """
 
 from __future__ import annotations
 
 import copy
-import os
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -27,9 +27,9 @@ from jsonschema import Draft202012Validator, FormatChecker
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-_DEFAULT = Path(__file__).resolve().parents[3] / "shared" / "openproject-api" / "spec"
-SPEC_DIR = Path(os.environ.get("OPINDEX_OPENAPI_SPEC_DIR", str(_DEFAULT)))
-SCHEMAS = SPEC_DIR / "components" / "schemas"
+OPENAPI_DIR = Path(__file__).resolve().parents[1] / "openapi"
+SCHEMAS = OPENAPI_DIR / "schemas"  # components/schemas/*.yml
+EXAMPLES = OPENAPI_DIR / "examples"  # paths, components/examples and components/responses
 
 FORMATS = FormatChecker()
 _DURATION = re.compile(
@@ -63,9 +63,21 @@ _REGISTRY: Registry[Any] = Registry(retrieve=_retrieve)  # type: ignore[call-arg
 
 
 def load_schema(name: str) -> dict[str, Any]:
-    """The raw schema of one component file."""
+    """The raw schema of one component file (its ``example`` is the documented payload)."""
     loaded: dict[str, Any] = yaml.safe_load((SCHEMAS / name).read_text(encoding="utf-8"))
     return loaded
+
+
+def load_example(name: str) -> Any:
+    """Parse one example document: a path file, a component example or a response component."""
+    return yaml.safe_load((EXAMPLES / name).read_text(encoding="utf-8"))
+
+
+def response_example(document: Mapping[str, Any], status: str = "200") -> Any:
+    """The first ``examples.*.value`` of ``get.responses[status]`` of a path file."""
+    content = document["get"]["responses"][status]["content"]["application/hal+json"]
+    examples = content["examples"]
+    return next(iter(examples.values()))["value"]
 
 
 @cache

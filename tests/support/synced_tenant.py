@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from tests.support.config_files import write_config
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
 from opindex.config import Config, load_config_file
 from opindex.sync import sync_tenant
 
 TENANT = "acme"
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True)
@@ -30,27 +36,11 @@ class SyncedTenant:
         return self.config.data_dir
 
 
-def write_config(directory: Path, base_url: str, key: str, **settings: Any) -> Path:
-    """``opindex.toml`` with one tenant ``acme`` and ``data_dir = "data"``."""
-    lines = [
-        'data_dir = "data"',
-        "",
-        "[[tenants]]",
-        f'name = "{TENANT}"',
-        f'base_url = "{base_url}"',
-        f'api_key = "{key}"',
-        *(f"{name} = {value}" for name, value in settings.items()),
-    ]
-    path = directory / "opindex.toml"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    path.chmod(0o600)
-    return path
-
-
-def sync(config: Config) -> None:
-    """One full sync of every tenant of *config*."""
+def sync(config: Config, *, clock: Callable[[], datetime] | None = None) -> None:
+    """One full sync of every tenant of *config*; *clock* stamps the run (a clock set back
+    makes the index look older at once, without waiting)."""
     for tenant in config.tenants:
-        asyncio.run(sync_tenant(tenant, config.data_dir, full=True))
+        asyncio.run(sync_tenant(tenant, config.data_dir, full=True, clock=clock or _now))
 
 
 @contextmanager
@@ -59,7 +49,7 @@ def synced_tenant(
 ) -> Iterator[SyncedTenant]:
     """Serve *corpus*, configure tenant ``acme`` with *key*, and sync it (unless told not)."""
     with running_sandbox(corpus, **options) as sandbox:
-        config_path = write_config(directory, sandbox.base_url, key)
+        config_path = write_config(directory, [(TENANT, sandbox, key)])
         config = load_config_file(config_path)
         if do_sync:
             sync(config)

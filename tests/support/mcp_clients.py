@@ -1,9 +1,11 @@
-"""MCP clients for the reliability tests: in-process (for fuzzing) and a real HTTP server."""
+"""Real ``mcp`` SDK clients for tests (in-process and over streamable HTTP) and their results."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from datetime import datetime
+from functools import partial
 from typing import Any
 
 import httpx2
@@ -11,12 +13,10 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
-from tests.mcp.mcp_site import http_server_process
 
 from opindex.config import Config
 from opindex.mcp.server import ServerOptions, build_server
-
-http_server = http_server_process  # the reliability tests' name for it
+from opindex.service import Service
 
 
 def result_text(result: CallToolResult) -> str:
@@ -32,22 +32,58 @@ def structured(result: CallToolResult) -> dict[str, Any]:
     return content
 
 
-def error_message(result: CallToolResult) -> str:
+def error_text(result: CallToolResult) -> str:
     """The text of an error result (fails the test if it is not one)."""
     assert result.is_error, result.structured_content
     return result_text(result)
 
 
 def result_ids(result: CallToolResult) -> list[int]:
-    """Ids of a search or listing result, in order."""
+    """Ids of the records a search or listing result returned, in order."""
     return [int(item["id"]) for item in structured(result)["results"]]
 
 
+def initialize_request(client_name: str) -> dict[str, Any]:
+    """A raw JSON-RPC ``initialize`` request (id 1), for tests that speak the protocol by hand."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client_name, "version": "0"},
+        },
+    }
+
+
+def bearer(key: str) -> dict[str, str]:
+    """The header that authenticates a caller with ``key``."""
+    return {"Authorization": f"Bearer {key}"}
+
+
+@asynccontextmanager
+async def http_client(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
+    """An MCP client over streamable HTTP sending ``headers`` with every request."""
+    async with (
+        httpx2.AsyncClient(headers=headers or {}, timeout=60) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
+
+
 @contextmanager
-def in_process_client(config: Config, tenant: str | None = None) -> Iterator[PortalClient]:
+def in_process_client(
+    config: Config, tenant: str | None = None, *, clock: Callable[[], datetime] | None = None
+) -> Iterator[PortalClient]:
     """An in-process MCP client on its own event loop thread, so synchronous tests (and
-    hypothesis) can call tools one by one. No background sync."""
-    server = build_server(config, ServerOptions(transport="stdio", tenant=tenant, sync=False))
+    hypothesis) can call tools one by one. No background sync. *clock* is the service's
+    clock (it decides index freshness)."""
+    server = build_server(
+        config,
+        ServerOptions(transport="stdio", tenant=tenant, sync=False),
+        service_factory=partial(Service.from_config, clock=clock),
+    )
     with (
         start_blocking_portal() as portal,
         portal.wrap_async_context_manager(Client(server)) as client,
@@ -74,17 +110,3 @@ class PortalClient:
             return {tool.name: tool.input_schema for tool in tools.tools}
 
         return self._portal.call(listing)
-
-
-@asynccontextmanager
-async def http_client(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
-    """An MCP client over streamable HTTP sending ``headers`` with every request."""
-    async with (
-        httpx2.AsyncClient(headers=headers or {}, timeout=60) as http,
-        Client(streamable_http_client(url, http_client=http)) as client,
-    ):
-        yield client
-
-
-def bearer(key: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {key}"}
