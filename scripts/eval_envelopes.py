@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--show", type=int, default=20, help="differences to print")
     args = parser.parse_args(argv)
     if args.compare:
-        compare(*args.compare, args.show)
+        old, new = args.compare
+        compare(old, new, args.show)
         return 0
     written = write(args.work_packages, args.seed, args.queries, args.out)
     print(f"{written} envelopes written to {args.out}")
