@@ -10,7 +10,7 @@ from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
 from opindex.index import NO_FILTERS, TenantIndex
 from opindex.search.fields import rank_documents
-from opindex.search.query import parse_query
+from opindex.search.query import Alternative, parse_query
 from opindex.service.filters import check_filters, index_filters
 from opindex.service.relaxation import merge_thesauri
 from opindex.service.search_flow import index_answer
@@ -68,13 +68,13 @@ def test_drop_term_reads_each_frequency_once_per_search(
     index: TenantIndex, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     asked: list[str] = []
-    real = index.doc_freq
+    real = index.term_frequency
 
-    def counted(kind: str, token: str) -> int:
-        asked.append(token)
-        return real(kind, token)
+    def counted(kind: str, alternative: Alternative) -> int:
+        asked.append(alternative.token)
+        return real(kind, alternative)
 
-    monkeypatch.setattr(index, "doc_freq", counted)
+    monkeypatch.setattr(index, "term_frequency", counted)
     request = SearchRequest(kind="work_package", query="qqqqq printer zyxwv wwwww")
     answer = index_answer(index, request, parse_query(request.query), merge_thesauri({}))
     assert answer.outcome.effective_query == "printer"  # three terms dropped, one by one

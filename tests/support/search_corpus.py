@@ -8,11 +8,13 @@ is checked against the very documents the scorer tests use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tests.support.corpus_builder import CorpusBuilder
 
 from opindex.search.document import FieldValue, Kind, SearchDocument
+from opindex.search.query import Alternative
 
 Values = tuple[FieldValue, ...]
 
@@ -225,6 +227,24 @@ CORPUS: dict[Kind, tuple[SearchDocument, ...]] = {
 
 def document(kind: Kind, doc_id: int) -> SearchDocument:
     return next(doc for doc in CORPUS[kind] if doc.id == doc_id)
+
+
+def fuzzy_doc_freq(kind: Kind) -> Callable[[Alternative], int]:
+    """Documents of *kind* holding a token each alternative matches by the scorer's rules."""
+    from opindex.search.query import alternative_score
+    from opindex.search.tokenize import token_texts
+
+    holdings = [
+        {t for vals in doc.fields.values() for v in vals for t in token_texts(v.text)}
+        for doc in CORPUS[kind]
+    ]
+
+    def frequency(alternative: Alternative) -> int:
+        return sum(
+            1 for tokens in holdings if any(alternative_score(alternative, t) > 0 for t in tokens)
+        )
+
+    return frequency
 
 
 def doc_freq(kind: Kind) -> dict[str, int]:

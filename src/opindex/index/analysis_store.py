@@ -33,7 +33,7 @@ from opindex.index.analysis_segment import ArrayFile, FileCheck
 from opindex.index.filters import FILTER_COLUMNS, IndexFilters, filter_mask
 from opindex.search.document import KINDS, Kind
 from opindex.search.fields import FIELD_SPECS
-from opindex.search.query import Query
+from opindex.search.query import Alternative, Query, Term
 from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenize import token_texts
@@ -161,6 +161,10 @@ class AnalysisView:
     vocabulary: tuple[TokenIndex, ...]
     kinds: dict[str, tuple[tuple[KindSegment, npt.NDArray[np.bool_]], ...]]
 
+    def frequency(self, kind: Kind, alternative: Alternative) -> int:
+        """How many live records of *kind* hold a token *alternative* matches."""
+        return _holding(self, kind, alternative)
+
     def search(
         self,
         query: Query,
@@ -189,6 +193,28 @@ class AnalysisView:
         ids, scores = np.concatenate(id_parts), np.concatenate(score_parts)
         best = top_records(ids, scores, limit)
         return [(int(ids[i]), float(scores[i])) for i in best.tolist()], len(ids)
+
+
+def _holding(view: AnalysisView, kind: Kind, alternative: Alternative) -> int:
+    """Live records of *kind* holding a token the alternative scores above 0."""
+    (term,) = term_matches([Term((alternative,))], view.vocabulary)
+    count = 0
+    for segment, alive in view.kinds[kind]:
+        table = segment.table
+        at = np.searchsorted(table.posting_tokens, term.ids)
+        inside = at < len(table.posting_tokens)
+        found = at[inside][table.posting_tokens[at[inside]] == term.ids[inside]]
+        if not len(found):
+            continue
+        values = np.concatenate(
+            [
+                table.posting_values[table.posting_start[i] : table.posting_start[i + 1]]
+                for i in found
+            ]
+        )
+        docs = np.unique(table.value_doc[values])
+        count += int(np.count_nonzero(alive[docs]))
+    return count
 
 
 def _alive(segments: Sequence[KindSegment]) -> list[npt.NDArray[np.bool_]]:

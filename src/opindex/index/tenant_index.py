@@ -36,7 +36,7 @@ from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
 from opindex.search.document import KINDS
-from opindex.search.query import Query
+from opindex.search.query import Alternative, Query
 from opindex.search.rank import DEFAULT_MIN_SCORE
 
 # One indexing thread with a modest heap: a sync is bounded by the API, not by Tantivy,
@@ -318,6 +318,12 @@ class TenantIndex:
             hits = snap.searcher.search(query, limit, count=False).hits
             values = snap.searcher.fast_field_values(s.ID, [address for _, address in hits])
         return sorted(int(v) for v in values if v is not None)
+
+    def term_frequency(self, kind: str, alternative: Alternative) -> int:
+        """Live records of *kind* holding a token *alternative* matches by the scorer's
+        rules (typos, prefixes, containment): for drop_term."""
+        view = self._snapshot().generation.analysis.view()
+        return view.frequency(check_kind(kind), alternative)
 
     def doc_freq(self, kind: str, token: str) -> int:
         """Number of live records of *kind* with the normalized *token* in any field."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Callable
 
 from opindex.envelope import SearchRequest
@@ -25,7 +24,13 @@ from opindex.live.work_packages import WorkPackageSource
 from opindex.openproject.capabilities import ServerCapabilities
 from opindex.openproject.client import OpenProjectClient
 from opindex.search.document import KINDS
-from opindex.search.query import Query, parse_query, validate_match_mode
+from opindex.search.query import (
+    Alternative,
+    Query,
+    alternative_score,
+    parse_query,
+    validate_match_mode,
+)
 from opindex.search.rank import DEFAULT_MIN_SCORE
 
 
@@ -107,7 +112,7 @@ class LiveSession:
         self._memo = EnrichmentMemo()
         self._candidates: CandidateSet | None = None
         self._lock = asyncio.Lock()
-        self._frequencies: tuple[tuple[int, int], Counter[str]] | None = None
+        self._frequencies: tuple[tuple[int, int], list[frozenset[str]]] | None = None
 
     async def candidates(self) -> CandidateSet:
         """The fetched candidates (fetched on first use, then reused)."""
@@ -150,20 +155,23 @@ class LiveSession:
             candidates=len(fetched.records),
         )
 
-    def doc_freq(self, token: str) -> int:
-        """How many fetched candidates contain the normalized *token* in any field read so
-        far (for drop_term); 0 before the first run."""
+    def doc_freq(self, alternative: Alternative) -> int:
+        """How many fetched candidates hold a token *alternative* matches by the scorer's
+        rules in any field read so far (for drop_term); 0 before the first run."""
         if self._candidates is None:
             return 0
         version = (len(self._candidates.records), len(self._memo.enriched))
         if self._frequencies is None or self._frequencies[0] != version:
-            counts: Counter[str] = Counter()
+            holdings: list[frozenset[str]] = []
             for candidate in self._candidates.records:
                 analyzed = self._memo.analyzed_document(self._memo.current(candidate))
                 distinct: set[str] = set()
                 for values in analyzed.fields.values():
                     for value in values:
                         distinct |= value.distinct
-                counts.update(distinct)
-            self._frequencies = (version, counts)
-        return self._frequencies[1][token]
+                holdings.append(frozenset(distinct))
+            self._frequencies = (version, holdings)
+        holdings = self._frequencies[1]
+        vocabulary = frozenset().union(*holdings)
+        matching = {t for t in vocabulary if alternative_score(alternative, t) > 0.0}
+        return sum(1 for distinct in holdings if not distinct.isdisjoint(matching))

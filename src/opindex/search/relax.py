@@ -18,7 +18,9 @@ MAX_SYNONYMS = 3
 MAX_EXPANDED_TOKENS = 32
 """Cap on the alternatives of a whole expanded query."""
 
-DocFreq = Callable[[str], int]
+DocFreq = Callable[[Alternative], int]
+"""How many records hold a token the alternative matches by the scorer's rules (typos,
+prefixes, containment included), so a misspelt word is not taken for an absent one."""
 Thesaurus = Mapping[str, Sequence[str]]
 R = TypeVar("R")
 
@@ -38,15 +40,17 @@ def wildcard_suffix(query: Query) -> Query | None:
 
 
 def _term_frequency(term: Term, doc_freq: DocFreq) -> int:
-    return max(doc_freq(alternative.token) for alternative in term.alternatives)
+    return max(doc_freq(alternative) for alternative in term.alternatives)
 
 
 def drop_term(query: Query, doc_freq: DocFreq | None) -> Query | None:
-    """The query without its rarest term; None when only one term is left.
+    """The query without its least useful term; None when only one term is left.
 
-    A term's document frequency is that of its most frequent alternative. A term with
-    zero frequency goes first, else the one with the fewest documents; ties drop the
-    leftmost. Without frequencies (*doc_freq* None) the first term is dropped.
+    A term's document frequency (matches by the scorer's rules, typos included) is that
+    of its most frequent alternative. A term that matches nothing goes first; otherwise
+    the most common term, which tells the records apart least; ties drop the leftmost.
+    A misspelt but distinctive word is kept. Without frequencies (*doc_freq* None) the
+    first term is dropped.
     """
     terms = query.terms
     if len(terms) <= 1:
@@ -55,7 +59,10 @@ def drop_term(query: Query, doc_freq: DocFreq | None) -> Query | None:
         index = 0
     else:
         frequencies = [_term_frequency(term, doc_freq) for term in terms]
-        index = min(range(len(terms)), key=lambda i: (frequencies[i], i))
+        if 0 in frequencies:
+            index = frequencies.index(0)
+        else:
+            index = max(range(len(terms)), key=lambda i: (frequencies[i], -i))
     return replace(query, terms=terms[:index] + terms[index + 1 :], containment=False)
 
 

@@ -16,7 +16,7 @@ from opindex.envelope import AnsweredBy, SearchMeta, SearchRequest, SearchRespon
 from opindex.errors import IndexUnavailableError, OpenProjectError
 from opindex.index import TenantIndex
 from opindex.live import LiveHit, LiveOutcome
-from opindex.search.query import Query, parse_query
+from opindex.search.query import Alternative, Query, parse_query
 from opindex.search.relax import (
     RelaxationOutcome,
     search_with_relaxation,
@@ -62,12 +62,12 @@ def index_answer(
             used[0] = attempt
         return hits
 
-    frequencies: dict[str, int] = {}
+    frequencies: dict[Alternative, int] = {}
 
-    def doc_freq(token: str) -> int:  # drop_term asks again for the terms it keeps
-        if token not in frequencies:
-            frequencies[token] = index.doc_freq(request.kind, token)
-        return frequencies[token]
+    def doc_freq(alternative: Alternative) -> int:  # drop_term asks again for kept terms
+        if alternative not in frequencies:
+            frequencies[alternative] = index.term_frequency(request.kind, alternative)
+        return frequencies[alternative]
 
     hits, outcome = search_with_relaxation(
         query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
