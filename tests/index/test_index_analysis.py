@@ -146,3 +146,18 @@ def test_a_commit_that_only_deletes_writes_a_segment_naming_them(tmp_path: Path)
     index.commit()
     assert _got(index, "budget") == [(2, 1.0)]
     assert index.candidates(parse_query("budget"), "work_package").total == 1
+
+
+def test_token_ids_past_the_narrow_types_are_found_and_merged(tmp_path: Path) -> None:
+    index = TenantIndex.create(tmp_path / "index")
+    many = " ".join(f"w{i}" for i in range(70_000))  # token ids beyond uint16
+    index.upsert([work_package(1, "budget", many)])
+    index.commit()
+    records: dict[int, Record] = {1: work_package(1, "budget", many)}
+    for record_id in range(2, 2 + MAX_SEGMENTS + 1):  # enough commits to merge
+        record = work_package(record_id, f"w69999 late{record_id} budget")
+        index.upsert([record])
+        index.commit()
+        records[record_id] = record
+    for text in ("w69999", "late5", "budget w3", "w12"):
+        assert _got(index, text) == _expected(records, text), text

@@ -91,8 +91,8 @@ def _gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]
     found = np.zeros(len(term.ids), dtype=bool)
     found[inside] = table.posting_tokens[at[inside]] == term.ids[inside]
     at, scores = at[found], term.scores[found]
-    starts = table.posting_start[at]
-    lengths = table.posting_start[at + 1] - starts
+    starts = table.posting_start[at].astype(np.int64)  # stored narrow and unsigned
+    lengths = table.posting_start[at + 1].astype(np.int64) - starts
     total = int(lengths.sum())
     if total == 0:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
