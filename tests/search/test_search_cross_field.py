@@ -62,20 +62,26 @@ def test_the_record_holding_every_word_ranks_first(
     assert {m.field for m in ranked[0].matches} <= set(target.fields)
 
 
-def test_all_words_somewhere_beats_some_words_in_the_same_fields() -> None:
-    every = _doc("work_package", 2, subject="alpha beta", comments=["gamma"])
-    some = _doc("work_package", 1, subject="alpha beta")
+def test_all_words_somewhere_beats_some_words_in_fields_of_the_same_weight() -> None:
+    every = _doc("work_package", 2, description="alpha beta", comments=["gamma"])
+    some = _doc("work_package", 1, description="alpha beta")
     ranked = rank_documents([some, every], "alpha beta gamma", "work_package")
     assert [r.record.id for r in ranked] == [2, 1]
 
 
-def test_cross_field_score_uses_each_terms_heaviest_field() -> None:
+def test_words_together_in_one_field_rank_above_the_same_words_spread() -> None:
+    together = _doc("work_package", 2, description="yeti cdn")
+    spread = _doc("work_package", 1, subject="Yeti", comments=["cdn"])
+    ranked = rank_documents([spread, together], "yeti cdn", "work_package")
+    assert [r.record.id for r in ranked] == [2, 1]  # the spread one still matches
+
+
+def test_cross_field_score_counts_like_its_lightest_field() -> None:
     # subject (3.0) holds term 0, a comment (1.0) term 1, nothing holds term 2
-    raw, weighted = cross_field_scores(
-        [[1.0, 0.0, 0.0], None, [0.0, 1.0, 0.0]], [3.0, 1.0, 1.0], 3.0
-    )
-    assert raw == pytest.approx((2 / 3) * (2 / 3) * 0.85)
-    assert weighted == pytest.approx(((1.0 * 3.0 + 1.0 * 1.0) / 3) * (2 / 3) * 0.85 / 3.0)
+    rows = [[1.0, 0.0, 0.0], None, [0.0, 1.0, 0.0]]
+    raw, weighted = cross_field_scores(rows, [3.0, 1.0, 1.0], 3.0)
+    assert raw == pytest.approx((2 / 3) * (2 / 3) * 0.85 * 0.9)
+    assert weighted == pytest.approx(raw * 1.0 / 3.0)
     assert cross_field_scores([None, None], [3.0, 1.0], 3.0) == (0.0, 0.0)
 
 

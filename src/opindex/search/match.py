@@ -22,33 +22,38 @@ PHRASE_BONUS = 0.15
 """Added when the query's tokens appear verbatim (consecutively) in the value."""
 
 
+SPREAD_SCALE = 0.9
+"""Words spread over several fields or values score below the same words in one value."""
+
+
 def cross_field_scores(
     rows: Sequence[list[float] | None], weights: Sequence[float], max_weight: float
 ) -> tuple[float, float]:
     """Raw and weighted cross-field score of one record (see DECISIONS, cross-field rule).
 
     *rows*: per field, the best score of each term over the field's values (None: no
-    match). Each term counts with its best score anywhere in the record and the weight of
-    the heaviest field holding that best: ``raw = mean(best) * coverage * BASE_SCALE``,
-    ``weighted = (sum(best * weight) / n) * coverage * BASE_SCALE / max_weight``, the
-    operations in this order (the vectorized scorer repeats them to the last bit).
+    match). Each term counts with its best score anywhere in the record:
+    ``raw = mean(best) * coverage * BASE_SCALE * SPREAD_SCALE``; the weighted score is
+    ``raw * lightest / max_weight``, where a term's field is the heaviest one holding its
+    best and ``lightest`` is the lightest of those fields: a match spread over a subject
+    and a comment ranks like a comment match. The operations run in this order (the
+    vectorized scorer repeats them to the last bit).
     """
     present = [(row, weight) for row, weight in zip(rows, weights, strict=True) if row]
     if not present:
         return 0.0, 0.0
     count = len(present[0][0])
     bests = [max(row[j] for row, _ in present) for j in range(count)]
-    heaviest = [
-        max((weight for row, weight in present if row[j] == best), default=0.0) if best else 0.0
-        for j, best in enumerate(bests)
-    ]
     covered = count - bests.count(0.0)
     if not covered:
         return 0.0, 0.0
-    coverage = covered / count
-    raw = (sum(bests) / count) * coverage * BASE_SCALE
-    weighted = (sum(b * w for b, w in zip(bests, heaviest, strict=True)) / count) * coverage
-    return raw, weighted * BASE_SCALE / max_weight
+    lightest = min(
+        max(weight for row, weight in present if row[j] == best)
+        for j, best in enumerate(bests)
+        if best
+    )
+    raw = (sum(bests) / count) * (covered / count) * BASE_SCALE * SPREAD_SCALE
+    return raw, raw * lightest / max_weight
 
 
 def round_score(score: float) -> float:

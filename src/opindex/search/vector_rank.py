@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.match import BASE_SCALE, PHRASE_BONUS
+from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -174,14 +174,13 @@ def _cross_field(
     heaviest = np.maximum.reduceat(
         np.where(holds_best, field_weights[:, None], 0.0), doc_starts, axis=0
     )
+    lightest = np.where(bests > 0.0, heaviest, np.inf).min(axis=1)
     total = bests[:, 0].copy()
-    weighted = bests[:, 0] * heaviest[:, 0]
     for column in range(1, count):  # left to right, as Python's sum
         total = total + bests[:, column]
-        weighted = weighted + bests[:, column] * heaviest[:, column]
     coverage = np.count_nonzero(bests, axis=1) / count
-    raw = (total / count) * coverage * BASE_SCALE
-    return raw, ((weighted / count) * coverage) * BASE_SCALE / max_weight
+    raw = (total / count) * coverage * BASE_SCALE * SPREAD_SCALE
+    return raw, raw * lightest / max_weight
 
 
 def score_table(
