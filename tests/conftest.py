@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from tests.support.clock import Clock
+
+# Property tests check behaviour, not speed: no per-example deadline (a loaded machine
+# made a 200 ms deadline fail at random). Speed lives in scripts/bench_*.
+settings.register_profile("opindex", deadline=None)
+settings.load_profile("opindex")
 
 
 @pytest.fixture
