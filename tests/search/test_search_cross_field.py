@@ -80,7 +80,7 @@ def test_cross_field_score_counts_like_its_lightest_field() -> None:
     # subject (3.0) holds term 0, a comment (1.0) term 1, nothing holds term 2
     rows = [[1.0, 0.0, 0.0], None, [0.0, 1.0, 0.0]]
     raw, weighted = cross_field_scores(rows, [3.0, 1.0, 1.0], 3.0)
-    assert raw == pytest.approx((2 / 3) * (2 / 3) * 0.85 * 0.9)
+    assert raw == pytest.approx((2 / 3) * (2 / 3) * 0.85 * 0.95)
     assert weighted == pytest.approx(raw * 1.0 / 3.0)
     assert cross_field_scores([None, None], [3.0, 1.0], 3.0) == (0.0, 0.0)
 

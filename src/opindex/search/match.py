@@ -22,7 +22,7 @@ PHRASE_BONUS = 0.15
 """Added when the query's tokens appear verbatim (consecutively) in the value."""
 
 
-SPREAD_SCALE = 0.9
+SPREAD_SCALE = 0.95
 """Words spread over several fields or values score below the same words in one value."""
 
 
