@@ -13,8 +13,8 @@ from pathlib import Path
 
 import tantivy
 
-from opindex.errors import IndexUnavailableError
-from opindex.index import record_codec, vocabulary_file
+from opindex.errors import IndexDamagedError, IndexUnavailableError
+from opindex.index import checksums, record_codec, vocabulary_file
 from opindex.index import schema as s
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
@@ -33,17 +33,50 @@ _scope = threading.local()
 
 @contextmanager
 def tantivy_errors(path: Path, action: str) -> Iterator[None]:
-    """Turn Tantivy failures (errors and Rust panics) into IndexUnavailableError."""
+    """Turn Tantivy failures (errors and Rust panics) into IndexUnavailableError.
+
+    A failure is checked against the generation's checksums: a file that fails them
+    marks the generation damaged (IndexDamagedError naming it), and so does a panic
+    (damaged data is the only way opindex makes Tantivy panic).
+    """
     try:
         yield
     except (ValueError, OSError) as exc:
+        _diagnose(path, exc, panicked=False)
         raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
     except BaseException as exc:
         # A corrupt file can make Tantivy panic; pyo3 raises PanicException, which
         # derives from BaseException and has no importable name.
         if type(exc).__name__ != "PanicException":
             raise
+        _diagnose(path, exc, panicked=True)
         raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
+
+
+def _diagnose(path: Path, exc: BaseException, *, panicked: bool) -> None:
+    """Raise IndexDamagedError (and record it) if the failure *exc* comes from damage."""
+    try:
+        checksums.verify(path)
+    except IndexDamagedError as damage:
+        checksums.mark_damaged(path, damage)
+        raise damage from exc
+    if panicked:
+        found = checksums.tantivy_damage(path, str(exc))
+        checksums.mark_damaged(path, found)
+        raise found from exc
+
+
+def check_integrity(path: Path, seen: dict[str, checksums.Stamp] | None = None) -> None:
+    """Raise IndexDamagedError if the generation at *path* was marked damaged or fails
+    its checksums (recording the damage); *seen*: see ``checksums.verify``."""
+    recorded = checksums.damage(path)
+    if recorded is not None:
+        raise recorded
+    try:
+        checksums.verify(path, seen=seen)
+    except IndexDamagedError as damage:
+        checksums.mark_damaged(path, damage)
+        raise
 
 
 def hit_count(result: tantivy.SearchResult) -> int:
@@ -162,6 +195,8 @@ class GenerationIndex:
     def __init__(self, name: str, path: Path, record_cache: int = RECORD_CACHE_SIZE) -> None:
         self.name = name
         self.path = path
+        self._verified: dict[str, checksums.Stamp] = {}
+        check_integrity(path, self._verified)  # before Tantivy reads a byte of it
         s.check_version(path)
         if not (path / VOCABULARY_FILE).is_file():
             raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
@@ -186,6 +221,7 @@ class GenerationIndex:
             tantivy.Index(s.build_schema(), path=str(path), reuse=False)
         vocabulary_file.create(path)
         s.write_version(path)
+        checksums.record(path)
         return cls(name, path)
 
     def refresh(self, force: bool = False) -> None:
@@ -195,7 +231,11 @@ class GenerationIndex:
             raise IndexUnavailableError(f"index at {self.path}: {META_FILE} is missing")
         with self._lock:
             if stamp == self._stamp and not force:
+                recorded = checksums.damage(self.path)  # found by another process?
+                if recorded is not None:
+                    raise recorded
                 return
+            check_integrity(self.path, self._verified)  # the files of the new commit
             with tantivy_errors(self.path, "reload"):
                 self.index.reload()
             self._stamp = stamp

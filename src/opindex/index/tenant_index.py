@@ -10,8 +10,13 @@ from typing import TYPE_CHECKING, Final
 
 import tantivy
 
-from opindex.errors import IndexUnavailableError, InvalidArgumentError, SyncInProgressError
-from opindex.index import record_codec
+from opindex.errors import (
+    IndexMissingError,
+    IndexUnavailableError,
+    InvalidArgumentError,
+    SyncInProgressError,
+)
+from opindex.index import checksums, record_codec
 from opindex.index import schema as s
 from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
 from opindex.index.candidates import CandidateList, run_by_id, run_ranked, run_scan
@@ -154,7 +159,7 @@ class TenantIndex:
                 else:
                     name = self.directory.current()
                     if name is None:
-                        raise IndexUnavailableError(
+                        raise IndexMissingError(
                             f"no index at {self.directory.root}: it was never built"
                         )
                     self._pointer_stamp = stamp
@@ -254,7 +259,8 @@ class TenantIndex:
                 self._writer_vocabulary.flush()  # readers seeing the commit see its terms
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
-                self._release_writer(rollback=False)
+                self._release_writer(rollback=False)  # waits for merges: the files settle
+                checksums.record(generation.path)
                 generation.refresh(force=True)
             else:
                 generation = self._generation()

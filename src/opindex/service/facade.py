@@ -14,6 +14,7 @@ from typing import Self
 import httpx
 
 from opindex.config import Config, Secret, TenantConfig
+from opindex.disclosure import public_detail
 from opindex.envelope import (
     ActivityListResponse,
     AnsweredBy,
@@ -232,7 +233,7 @@ class Service:
             index = runtime.index()
             return await asyncio.to_thread(index.get, kind, record_id)
         except IndexUnavailableError as exc:
-            notes.append(f"the index could not be read ({exc}); read live")
+            notes.append(f"{public_detail(exc)}; read live")
             return None
 
     async def list_activities(

@@ -121,7 +121,7 @@ def _open_state(
     ``state.sqlite3.corrupt-<time>``) and starts a fresh one: everything in it is derived
     from OpenProject, which the rebuild reads again in full."""
     try:
-        return StateStore.for_tenant(data_dir, tenant.name, clock=clock)
+        return StateStore.for_tenant(data_dir, tenant.name, clock=clock, check="quick")
     except StateCorruptError as exc:
         if requested != "rebuild":
             raise
