@@ -32,6 +32,8 @@ def public_detail(error: OpindexError) -> str:
     Storage errors become fixed texts built from their attributes; any other error keeps
     its message with absolute paths removed.
     """
+    if error.public is not None:
+        return error.public
     if isinstance(error, IndexDamagedError):
         what = f"file {error.file}" if error.file is not None else "one of its files"
         return (
@@ -40,7 +42,7 @@ def public_detail(error: OpindexError) -> str:
             "automatically, or the operator can run `opindex rebuild`"
         )
     if isinstance(error, IndexMissingError):
-        return "this tenant has no index yet; the operator runs `opindex sync` to build it"
+        return "there is no index for this tenant (no index yet); `opindex sync` builds it"
     if isinstance(error, IndexNeedsRebuildError):
         return "the index was built by another version of opindex and needs `opindex rebuild`"
     if isinstance(error, IndexUnavailableError):

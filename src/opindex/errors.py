@@ -4,7 +4,13 @@ from __future__ import annotations
 
 
 class OpindexError(Exception):
-    """Root of every error opindex raises on purpose."""
+    """Root of every error opindex raises on purpose.
+
+    ``public``: set when the message is safe for a remote client as it is (no paths,
+    no library text); see :mod:`opindex.disclosure`.
+    """
+
+    public: str | None = None
 
 
 class ConfigError(OpindexError):

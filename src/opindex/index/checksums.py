@@ -208,8 +208,12 @@ def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -
         if seen is not None and seen.get(name) == stamp:
             continue
         actual = stamp[2]
-        if actual < size or (actual > size and name not in _APPEND_ONLY):
-            raise _damaged(path, name, f"has {actual} bytes, its last commit wrote {size}")
+        if actual < size:
+            raise _damaged(
+                path, name, f"is truncated ({actual} bytes, its last commit wrote {size})"
+            )
+        if actual > size and name not in _APPEND_ONLY:
+            raise _damaged(path, name, f"has grown ({actual} bytes, its last commit wrote {size})")
         try:
             digest = _digest(file, size if name in _APPEND_ONLY else None, pace)
         except OSError as exc:

@@ -196,8 +196,12 @@ class GenerationIndex:
         self.name = name
         self.path = path
         self._verified: dict[str, checksums.Stamp] = {}
+        try:
+            s.check_version(path)
+        except IndexUnavailableError:
+            check_integrity(path)  # a damaged version file is damage, not another version
+            raise
         check_integrity(path, self._verified)  # before Tantivy reads a byte of it
-        s.check_version(path)
         if not (path / VOCABULARY_FILE).is_file():
             raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
         if not tantivy.Index.exists(str(path)):
