@@ -158,7 +158,7 @@ def tenant_status(
                 latest = state.latest_run()
                 stored = state.get_capabilities()
                 capabilities = dict(stored.data) if stored is not None else None
-            verified.append(f"state database {database}: integrity_check found no problem")
+            verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
             problems.append(f"state database: {exc}")
             public.append(f"state database: {public_detail(exc)}")
