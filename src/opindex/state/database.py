@@ -157,7 +157,7 @@ class StateDatabase:
             except UNPARSABLE_ROW as exc:  # a row opindex never wrote: damaged, not a bug
                 raise StateCorruptError(
                     f"{self.path}: a stored row does not parse while {action} ({exc}); "
-                    "`opindex rebuild` moves the database aside and starts a fresh one"
+                    "`opindex rebuild` moves it aside and starts a fresh one"
                 ) from exc
 
     @contextlib.contextmanager

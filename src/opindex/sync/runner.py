@@ -28,7 +28,6 @@ from opindex.errors import (
     AuthenticationError,
     IndexUnavailableError,
     OpindexError,
-    StateCorruptError,
 )
 from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
 from opindex.index.generations import generation_number
@@ -36,7 +35,6 @@ from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.search.document import KINDS
 from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_lock
 from opindex.state.models import utc_now
-from opindex.state.paths import move_aside, state_db_path
 from opindex.sync import work_packages
 from opindex.sync.changes import PROJECT, PendingChanges, load_known
 from opindex.sync.locations import index_directory
@@ -46,6 +44,7 @@ from opindex.sync.progress import NullProgress, SyncProgress
 from opindex.sync.projects import sync_projects
 from opindex.sync.report import SyncReport
 from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
+from opindex.sync.state_access import open_state
 from opindex.sync.sweep import SWEEP_RESOURCE, remove_vanished, sweep_due, sweep_work_packages
 from opindex.sync.wiki import sync_wiki
 
@@ -106,29 +105,14 @@ async def _locked_run(
 ) -> SyncReport:
     purpose = "rebuild" if requested == "rebuild" else "sync"
     with tenant_lock(data_dir, tenant.name, purpose=purpose):
-        state = _open_state(tenant, data_dir, requested, options.clock)
+        state = open_state(
+            tenant.name, data_dir, rebuild=requested == "rebuild", clock=options.clock
+        )
         try:
             return await _run(tenant, data_dir, state, requested, options)
         finally:
             state.close()
             options.progress.done()
-
-
-def _open_state(
-    tenant: TenantConfig, data_dir: Path, requested: RunKind, clock: Clock
-) -> StateStore:
-    """The tenant's state database. A rebuild moves a corrupt one aside (kept, renamed
-    ``state.sqlite3.corrupt-<time>``) and starts a fresh one: everything in it is derived
-    from OpenProject, which the rebuild reads again in full."""
-    try:
-        return StateStore.for_tenant(data_dir, tenant.name, clock=clock, check="quick")
-    except StateCorruptError as exc:
-        if requested != "rebuild":
-            raise
-        stamp = clock().strftime("%Y%m%dT%H%M%SZ")
-        kept = move_aside(state_db_path(data_dir, tenant.name), f"corrupt-{stamp}")
-        logger.warning("%s: %s; moved it to %s, starting a fresh one", tenant.name, exc, kept)
-        return StateStore.for_tenant(data_dir, tenant.name, clock=clock)
 
 
 def _remove_abandoned_generations(directory: IndexDirectory, tenant: str) -> None:
