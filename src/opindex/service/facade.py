@@ -16,6 +16,7 @@ import httpx
 from opindex.config import Config, Secret, TenantConfig
 from opindex.disclosure import public_detail
 from opindex.envelope import (
+    MAX_ID,
     ActivityListResponse,
     AnsweredBy,
     MatchModeName,
@@ -199,8 +200,10 @@ class Service:
         when the record does not exist or is not visible."""
         runtime = self._runtimes[self.resolve_tenant(tenant)]
         checked = record_reads.check_kind(kind)
-        if isinstance(record_id, bool) or not isinstance(record_id, int) or record_id < 1:
-            raise InvalidArgumentError(f"record ids are positive integers, not {record_id!r}")
+        if isinstance(record_id, bool) or not isinstance(record_id, int):
+            raise InvalidArgumentError(f"record ids are integers, not {record_id!r}")
+        if not 1 <= record_id <= MAX_ID:
+            raise InvalidArgumentError(f"record ids are 1 … {MAX_ID}, not {record_id}")
         freshness = runtime.freshness()
         base_url = runtime.config.base_url
         notes = [freshness.problem] if freshness.problem is not None else []
