@@ -220,11 +220,14 @@ class GenerationIndex:
     @classmethod
     def create(cls, name: str, path: Path) -> GenerationIndex:
         """Create an empty index in the (empty) directory *path* and open it."""
-        path.mkdir(parents=True, exist_ok=True)
-        with tantivy_errors(path, "create"):
-            tantivy.Index(s.build_schema(), path=str(path), reuse=False)
-        vocabulary_file.create(path)
-        s.write_version(path)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            with tantivy_errors(path, "create"):
+                tantivy.Index(s.build_schema(), path=str(path), reuse=False)
+            vocabulary_file.create(path)
+            s.write_version(path)
+        except OSError as exc:  # a full disk, a read-only directory
+            raise IndexUnavailableError(f"cannot create an index at {path}: {exc}") from exc
         checksums.record(path)
         return cls(name, path)
 

@@ -101,7 +101,11 @@ class TenantIndex:
         """
         directory = root if isinstance(root, IndexDirectory) else IndexDirectory(root)
         name = directory.new_generation()
-        GenerationIndex.create(name, directory.generation_path(name))
+        try:
+            GenerationIndex.create(name, directory.generation_path(name))
+        except IndexUnavailableError:  # a full disk: leave nothing half-made behind
+            directory.discard(name)
+            raise
         return cls(directory, generation=name)
 
     @property

@@ -33,7 +33,7 @@ from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
 from opindex.index.generations import generation_number
 from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.search.document import KINDS
-from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_lock
+from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_directory, tenant_lock
 from opindex.state.models import utc_now
 from opindex.sync import work_packages
 from opindex.sync.changes import PROJECT, PendingChanges, load_known
@@ -44,6 +44,7 @@ from opindex.sync.progress import NullProgress, SyncProgress
 from opindex.sync.projects import sync_projects
 from opindex.sync.report import SyncReport
 from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
+from opindex.sync.space_reserve import SpaceReserve
 from opindex.sync.state_access import open_state
 from opindex.sync.sweep import SWEEP_RESOURCE, remove_vanished, sweep_due, sweep_work_packages
 from opindex.sync.wiki import sync_wiki
@@ -105,6 +106,7 @@ async def _locked_run(
 ) -> SyncReport:
     purpose = "rebuild" if requested == "rebuild" else "sync"
     with tenant_lock(data_dir, tenant.name, purpose=purpose):
+        SpaceReserve(tenant_directory(data_dir, tenant.name)).keep()  # before any write
         state = open_state(
             tenant.name, data_dir, rebuild=requested == "rebuild", clock=options.clock
         )
@@ -174,10 +176,9 @@ async def _run(
         ),
     )
     logger.info("%s: %s sync: %s", tenant.name, plan.run_kind, plan.reason)
+    reserve = SpaceReserve(tenant_directory(data_dir, tenant.name))
     run = state.start_run(plan.run_kind)
-    index = (
-        TenantIndex.create_generation(directory) if plan.new_generation else TenantIndex(directory)
-    )
+    index: TenantIndex | None = None
     client = OpenProjectClient(
         tenant.base_url,
         tenant.api_key.reveal(),
@@ -186,6 +187,11 @@ async def _run(
     )
     changes = PendingChanges(replace_known=plan.new_generation)
     try:
+        index = (
+            TenantIndex.create_generation(directory)
+            if plan.new_generation
+            else TenantIndex(directory)
+        )
         async with client:
             session = await _open_session(
                 tenant, client, index, state, plan, options, started_at, changes
@@ -195,11 +201,16 @@ async def _run(
     except BaseException as exc:
         # Record first: abandoning awaits a thread, and a second cancellation (a server
         # shutting down) could cut it short and leave the run "running".
-        _record_failure(state, run.id, exc, changes, client.request_count)
-        await _abandon(index, plan)
+        recorded = _record_failure(state, run.id, exc, changes, client.request_count)
+        if index is not None:
+            await _abandon(index, plan)
+        if not recorded:  # a full disk: free what the run wrote and the reserve, retry
+            reserve.release()
+            _record_failure(state, run.id, exc, changes, client.request_count, final=True)
         raise
     finally:
-        index.close()
+        if index is not None:
+            index.close()
 
 
 async def _open_session(
@@ -371,8 +382,16 @@ async def _abandon(index: TenantIndex, plan: SyncPlan) -> None:
 
 
 def _record_failure(
-    state: StateStore, run_id: int, exc: BaseException, changes: PendingChanges, requests: int
-) -> None:
+    state: StateStore,
+    run_id: int,
+    exc: BaseException,
+    changes: PendingChanges,
+    requests: int,
+    *,
+    final: bool = False,
+) -> bool:
+    """Record the run as failed (or interrupted); False if the record could not be
+    written (logged as an error when ``final``)."""
     interrupted = isinstance(exc, KeyboardInterrupt | asyncio.CancelledError | SystemExit)
     reason = "interrupted" if interrupted and not str(exc) else f"{type(exc).__name__}: {exc}"
     try:
@@ -380,4 +399,7 @@ def _record_failure(
             run_id, reason, counts=changes.counts(), requests=requests, interrupted=interrupted
         )
     except OpindexError as state_problem:
-        logger.error("could not record the failed run %d: %s", run_id, state_problem)
+        if final:
+            logger.error("could not record the failed run %d: %s", run_id, state_problem)
+        return False
+    return True
