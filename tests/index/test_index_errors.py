@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 from index_fixtures import work_package
 
-from opindex.errors import IndexNeedsRebuildError, IndexUnavailableError, SyncInProgressError
+from opindex.errors import (
+    IndexDamagedError,
+    IndexNeedsRebuildError,
+    IndexUnavailableError,
+    SyncInProgressError,
+)
 from opindex.index import SCHEMA_VERSION, TenantIndex, checksums, record_codec
 from opindex.index.schema import VERSION_FILE
 from opindex.search.query import parse_query
@@ -126,7 +131,7 @@ def test_pointer_to_a_missing_generation_is_unavailable(index_root: Path) -> Non
 def test_garbled_meta_json_is_unavailable(index_root: Path) -> None:
     path = _live_path(_filled(index_root))
     (path / "meta.json").write_text("{")
-    with pytest.raises(IndexUnavailableError, match="cannot open"):
+    with pytest.raises(IndexDamagedError, match=r"meta\.json does not parse"):
         TenantIndex(index_root).count("work_package")
 
 

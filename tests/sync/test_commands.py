@@ -27,6 +27,7 @@ STATUS_KEYS = {
     "capabilities",
     "syncing",
     "problems",
+    "verified",
 }
 
 

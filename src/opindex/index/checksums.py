@@ -194,7 +194,12 @@ def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -
     checksums = read(path)
     if checksums is None:
         return Verification(0, 0, recorded=False)
-    current = checksums.opstamp == meta_opstamp(path)
+    opstamp = meta_opstamp(path)
+    if opstamp is None and (path / META_FILE).exists():  # replaced atomically: never torn
+        raise _damaged(path, META_FILE, "does not parse")
+    if opstamp is not None and opstamp < checksums.opstamp:  # commits only count up
+        raise _damaged(path, META_FILE, "names an older commit than its checksums")
+    current = checksums.opstamp == opstamp
     files = read_bytes = 0
     for name, (size, expected) in sorted(checksums.files.items()):
         file = path / name
