@@ -125,3 +125,33 @@ def test_random_bytes_never_give_a_wrong_record_or_a_panic(
         assert found.value.file in changed or found.value.file == CHECKSUMS_FILE
     output = capfd.readouterr()
     assert "panicked" not in output.err and "Traceback" not in output.err, output.err
+
+
+@pytest.mark.parametrize("suffix", [".idx", ".store", ".term", ".fast", ".pos", ".fieldnorm"])
+def test_damage_under_an_open_reader_is_caught_and_recorded(
+    pristine: Pristine, tmp_path: Path, suffix: str
+) -> None:
+    """Damage after the reader checked the files (bit rot, a stray write): whatever
+    Tantivy then does — an error, a panic — ends as an IndexUnavailableError, never as a
+    wrong record, and once it is diagnosed every later read is refused up front."""
+    root = tmp_path / "index"
+    shutil.copytree(pristine.root, root)
+    generation = root / pristine.generation
+    with TenantIndex(root) as index:
+        assert read_everything(index) == pristine.answers  # opened and checked
+        for path in generation.iterdir():
+            if path.suffix == suffix:
+                data = bytearray(path.read_bytes())
+                for position in range(len(data) // 8, len(data) // 2):
+                    data[position] ^= 0xA5
+                with open(path, "r+b") as handle:  # in place, under the open reader
+                    handle.write(bytes(data))
+        try:
+            answers = read_everything(index)
+        except IndexUnavailableError:
+            pass
+        else:  # what Tantivy had already loaded may still answer, but only correctly
+            assert answers == pristine.answers
+    with pytest.raises(IndexDamagedError) as found, TenantIndex(root) as reopened:
+        reopened.count("work_package")
+    assert found.value.file is not None and found.value.file.endswith(suffix)

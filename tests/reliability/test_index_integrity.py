@@ -13,13 +13,21 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.mcp.mcp_site import http_server_process
 from tests.reliability.conftest import (
     assert_exactly_once,
     index_snapshot,
     run_opindex,
     write_config,
 )
-from tests.reliability.mcp_support import in_process_client, result_ids, structured
+from tests.reliability.mcp_support import (
+    bearer,
+    http_client,
+    in_process_client,
+    result_ids,
+    result_text,
+    structured,
+)
 from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
@@ -201,3 +209,32 @@ def test_the_pacer_keeps_the_reading_rate_bounded() -> None:
     assert slept == [0.5, pytest.approx(2.0)]
     with pytest.raises(ValueError):
         Pacer(0)
+
+
+async def test_a_server_whose_index_is_damaged_under_it_answers_live_without_backtraces(
+    site: Site,
+) -> None:
+    """The damage appears while `opindex serve` has the generation open (already checked):
+    whatever Tantivy does with it, every answer holds exactly the right records, no
+    backtrace (Rust or Python) reaches the server's stderr, and the damage is recorded."""
+    stderr_path = site.config_path.parent / "serve-stderr.txt"
+    with http_server_process(site.config_path, "--no-sync", stderr_path=stderr_path) as url:
+        async with http_client(url, bearer(MEMBER_KEY)) as client:
+            first = await client.call_tool(SEARCH, {"query": MARKER, "source": "index"})
+            assert set(result_ids(first)) == site.marker_ids()  # the generation is open
+            for suffix in (".idx", ".term", ".store"):
+                garble_kind(site, suffix)
+            notes: list[str] = []
+            for query in (MARKER, "", "budget", "planning"):
+                result = await client.call_tool(SEARCH, {"query": query})
+                assert not result.is_error, result_text(result)
+                if query == MARKER:
+                    assert set(result_ids(result)) == site.marker_ids()
+                notes += structured(result)["meta"]["notes"]
+            status = await client.call_tool("openproject_index_status", {})
+    problems = structured(status)["tenants"][0]["problems"]
+    assert any("damaged" in problem for problem in problems), problems
+    assert any("damaged" in note for note in notes), notes
+    assert (site.live() / checksums.DAMAGE_FILE).is_file()
+    stderr = stderr_path.read_text(encoding="utf-8")
+    assert "stack backtrace" not in stderr and "Traceback" not in stderr, stderr

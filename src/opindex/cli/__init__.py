@@ -110,6 +110,9 @@ def build_parser(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``opindex`` console script."""
+    # A Rust panic in Tantivy (damaged index files) is caught, reported and repaired;
+    # its backtrace would only flood stderr (and an MCP client's log).
+    os.environ["RUST_BACKTRACE"] = "0"
     try:
         code = _run(list(sys.argv[1:] if argv is None else argv))
         sys.stdout.flush()  # here, where a closed pipe is still caught below

@@ -41,6 +41,11 @@ def tantivy_errors(path: Path, action: str) -> Iterator[None]:
     """
     try:
         yield
+    except IndexDamagedError:
+        raise
+    except IndexUnavailableError as exc:  # a stored record that does not decode
+        _diagnose(path, exc, panicked=False)
+        raise
     except (ValueError, OSError) as exc:
         _diagnose(path, exc, panicked=False)
         raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
