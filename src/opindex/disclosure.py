@@ -64,3 +64,24 @@ def without_paths(text: str, data_dir: Path | None = None) -> str:
     if data_dir is not None:
         text = text.replace(str(data_dir), "/")
     return _ABSOLUTE_PATH.sub("(a server file)", text)
+
+
+_STORAGE_ERRORS: Final = (
+    "IndexUnavailableError",
+    "IndexDamagedError",
+    "IndexMissingError",
+    "IndexNeedsRebuildError",
+    "StateError",
+    "StateCorruptError",
+    "StateLockedError",
+    "SyncInProgressError",
+)
+
+
+def public_run_error(text: str) -> str:
+    """A stored run error (``"<ErrorType>: <message>"``) as a remote client may read it:
+    a local storage error only by its kind, anything else without paths."""
+    kind = text.split(":", 1)[0]
+    if kind in _STORAGE_ERRORS:
+        return f"{kind}: a local storage problem ({OPERATOR_HINT})"
+    return without_paths(text)

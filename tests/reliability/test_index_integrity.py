@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 from opindex import cli
 from opindex.config import Config, load_config
 from opindex.index import checksums
+from opindex.state import StateStore, state_db_path
 from opindex.sync import index_directory, sync_tenant
 from opindex.sync.verification import Pacer, verify_live_generation
 
@@ -238,3 +239,55 @@ async def test_a_server_whose_index_is_damaged_under_it_answers_live_without_bac
     assert (site.live() / checksums.DAMAGE_FILE).is_file()
     stderr = stderr_path.read_text(encoding="utf-8")
     assert "stack backtrace" not in stderr and "Traceback" not in stderr, stderr
+
+
+def answers_of_every_tool(client: Any) -> str:
+    """The text and structured content of a call to each tool that reads the index."""
+    calls = [
+        (SEARCH, {"query": MARKER}),
+        (SEARCH, {"query": MARKER, "source": "index"}),
+        ("openproject_search_meetings", {"query": "weekly", "source": "index"}),
+        ("openproject_get_work_package", {"id": 4}),
+        ("openproject_index_status", {}),
+    ]
+    shown = []
+    for name, arguments in calls:
+        result = client.call(name, arguments)
+        shown.append(result_text(result))
+        if result.structured_content is not None:
+            shown.append(json.dumps(result.structured_content))
+    return "\n".join(shown)
+
+
+def damage_state_pages(site: Site) -> None:
+    database = state_db_path(site.data_dir, "acme")
+    data = bytearray(database.read_bytes())
+    for position in range(4096 + 16, len(data)):
+        data[position] = (position * 7 + 13) % 256
+    database.write_bytes(bytes(data))
+
+
+def record_a_storage_failure(site: Site) -> None:
+    with StateStore.for_tenant(site.data_dir, "acme") as state:
+        run = state.start_run("incremental")
+        state.fail_run(
+            run.id,
+            f"IndexUnavailableError: index at {site.data_dir}/acme/index/g000001: cannot "
+            "commit: An IO error occurred: 'No space left on device (os error 28)'",
+        )
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [lambda site: garble_kind(site, ".idx"), damage_state_pages, record_a_storage_failure],
+    ids=["segment garbage", "state database pages", "stored storage error"],
+)
+def test_no_answer_carries_a_server_path_or_a_library_message(
+    site: Site, damage: Callable[[Site], object]
+) -> None:
+    damage(site)
+    with in_process_client(site.config, tenant="acme") as client:
+        shown = answers_of_every_tool(client)
+    assert str(site.config_path.parent) not in shown
+    for internal in ("state.sqlite3", "IoError", "Errno", "os error", "Traceback", "sqlite3."):
+        assert internal not in shown, internal
