@@ -37,7 +37,7 @@ def public_detail(error: OpindexError) -> str:
     if isinstance(error, IndexDamagedError):
         what = f"file {error.file}" if error.file is not None else "one of its files"
         return (
-            f"the index is damaged and was not read ({what} of index generation "
+            f"the index could not be read: it is damaged ({what} of index generation "
             f"{error.generation} failed its integrity check); the next sync rebuilds it "
             "automatically, or the operator can run `opindex rebuild`"
         )

@@ -72,14 +72,17 @@ class CheckedStdin:
     """
 
     def __init__(self) -> None:
-        private = os.dup(0)
-        devnull = os.open(os.devnull, os.O_RDONLY)
         try:
-            os.dup2(devnull, 0)
-        finally:
-            os.close(devnull)
+            private: int | None = os.dup(0)
+            devnull = os.open(os.devnull, os.O_RDONLY)
+            try:
+                os.dup2(devnull, 0)
+            finally:
+                os.close(devnull)
+        except OSError:  # no descriptor 0 to take over: read it in place, as the SDK does
+            private = None
         self._private = private
-        raw = os.fdopen(private, "rb", closefd=False)
+        raw = os.fdopen(0 if private is None else private, "rb", closefd=False)
         self._lines = anyio.wrap_file(TextIOWrapper(raw, encoding="utf-8", errors="replace"))
         self._answer: Answer | None = None
         self._ready = anyio.Event()
@@ -92,7 +95,8 @@ class CheckedStdin:
     def restore(self) -> None:
         """Give file descriptor 0 back its original input (the private duplicate stays
         open: a worker thread may still be blocked reading it)."""
-        os.dup2(self._private, 0)
+        if self._private is not None:
+            os.dup2(self._private, 0)
 
     def __aiter__(self) -> AsyncIterator[str]:
         return self._checked()

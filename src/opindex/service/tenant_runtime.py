@@ -122,7 +122,10 @@ class TenantRuntime:
         except StateError as exc:
             logger.warning("tenant %s: cannot read the state database: %s", self.name, exc)
             self._close_state()
-            problem = f"{public_detail(exc)}, so the index age is unknown"
+            problem = (
+                f"the state database could not be read ({public_detail(exc)}), so the index "
+                "age is unknown"
+            )
             return Freshness("stale", problem=problem)
         indexed_at = run.finished_at if run is not None else None
         return assess_freshness(
