@@ -45,7 +45,7 @@ from opindex.sync.projects import sync_projects
 from opindex.sync.report import SyncReport
 from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
 from opindex.sync.space_reserve import SpaceReserve
-from opindex.sync.state_access import open_state
+from opindex.sync.state_access import open_state, record_failure
 from opindex.sync.sweep import SWEEP_RESOURCE, remove_vanished, sweep_due, sweep_work_packages
 from opindex.sync.wiki import sync_wiki
 
@@ -201,12 +201,12 @@ async def _run(
     except BaseException as exc:
         # Record first: abandoning awaits a thread, and a second cancellation (a server
         # shutting down) could cut it short and leave the run "running".
-        recorded = _record_failure(state, run.id, exc, changes, client.request_count)
+        recorded = record_failure(state, run.id, exc, changes, client.request_count)
         if index is not None:
             await _abandon(index, plan)
         if not recorded:  # a full disk: free what the run wrote and the reserve, retry
             reserve.release()
-            _record_failure(state, run.id, exc, changes, client.request_count, final=True)
+            record_failure(state, run.id, exc, changes, client.request_count, final=True)
         raise
     finally:
         if index is not None:
@@ -379,27 +379,3 @@ async def _abandon(index: TenantIndex, plan: SyncPlan) -> None:
             await asyncio.to_thread(index.discard)
         else:
             await asyncio.to_thread(index.rollback)
-
-
-def _record_failure(
-    state: StateStore,
-    run_id: int,
-    exc: BaseException,
-    changes: PendingChanges,
-    requests: int,
-    *,
-    final: bool = False,
-) -> bool:
-    """Record the run as failed (or interrupted); False if the record could not be
-    written (logged as an error when ``final``)."""
-    interrupted = isinstance(exc, KeyboardInterrupt | asyncio.CancelledError | SystemExit)
-    reason = "interrupted" if interrupted and not str(exc) else f"{type(exc).__name__}: {exc}"
-    try:
-        state.fail_run(
-            run_id, reason, counts=changes.counts(), requests=requests, interrupted=interrupted
-        )
-    except OpindexError as state_problem:
-        if final:
-            logger.error("could not record the failed run %d: %s", run_id, state_problem)
-        return False
-    return True

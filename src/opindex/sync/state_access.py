@@ -1,16 +1,18 @@
-"""Opening a tenant's state database for a sync or rebuild: checked, and moved aside by a
-rebuild when it is damaged."""
+"""A sync's state database: opened checked (a rebuild moves a damaged one aside), and a
+failed run recorded in it."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from opindex.errors import StateCorruptError
+from opindex.errors import OpindexError, StateCorruptError
 from opindex.state import StateStore
 from opindex.state.paths import move_aside, state_db_path
+from opindex.sync.changes import PendingChanges
 
 logger = logging.getLogger(__name__)
 
@@ -42,3 +44,27 @@ def _checked_state(tenant: str, data_dir: Path, clock: Callable[[], datetime]) -
         state.close()
         raise
     return state
+
+
+def record_failure(
+    state: StateStore,
+    run_id: int,
+    exc: BaseException,
+    changes: PendingChanges,
+    requests: int,
+    *,
+    final: bool = False,
+) -> bool:
+    """Record the run as failed (or interrupted); False if the record could not be
+    written (logged as an error when ``final``)."""
+    interrupted = isinstance(exc, KeyboardInterrupt | asyncio.CancelledError | SystemExit)
+    reason = "interrupted" if interrupted and not str(exc) else f"{type(exc).__name__}: {exc}"
+    try:
+        state.fail_run(
+            run_id, reason, counts=changes.counts(), requests=requests, interrupted=interrupted
+        )
+    except OpindexError as state_problem:
+        if final:
+            logger.error("could not record the failed run %d: %s", run_id, state_problem)
+        return False
+    return True
