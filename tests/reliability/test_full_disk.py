@@ -20,10 +20,17 @@ from typing import Any
 import pytest
 from tests.mcp.mcp_site import subprocess_env
 from tests.reliability.conftest import assert_exactly_once, index_snapshot, write_config
-from tests.reliability.reliability_corpus import BOB, expected_all, reliability_corpus
+from tests.reliability.mcp_support import in_process_client, result_ids
+from tests.reliability.reliability_corpus import (
+    BOB,
+    PROJECT_MARKERS,
+    expected_all,
+    reliability_corpus,
+)
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
 from opindex import cli
+from opindex.config import load_config
 from opindex.sync.space_reserve import RESERVE_FILE
 
 WORK_PACKAGES = 200
@@ -110,4 +117,12 @@ cp -a {mount}/data {out}/data
     (status,) = json.loads((out / "status2.json").read_text(encoding="utf-8"))["tenants"]
     assert status["state"] == "fresh" and status["problems"] == [], (size, status)
     assert_exactly_once(index_snapshot(out / "data"), expected_all(corpus, BOB))
+    copied = write_config(out, [("acme", sandbox, MEMBER_KEY)], data_dir=str(out / "data"))
+    with in_process_client(load_config(copied), tenant="acme") as client:
+        result = client.call(
+            "openproject_search_work_packages",
+            {"query": PROJECT_MARKERS[1], "source": "index", "limit": 100},
+        )
+    marker_ids = {i for i in expected_all(corpus, BOB)["work_package"] if i % 4 == 0}
+    assert set(result_ids(result)) == marker_ids  # searches from the repaired index
     return RESERVE_FILE not in (out / "files1.txt").read_text(encoding="utf-8").split()

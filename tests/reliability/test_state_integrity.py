@@ -18,7 +18,8 @@ from tests.reliability.conftest import (
     run_opindex,
     write_config,
 )
-from tests.reliability.reliability_corpus import BOB, expected_all
+from tests.reliability.mcp_support import in_process_client, result_ids, structured
+from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
 from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex import cli
@@ -103,6 +104,13 @@ def test_a_damaged_state_database_is_reported_refused_and_moved_aside_by_rebuild
     (acme,) = json.loads(after.stdout)["tenants"]
     assert acme["state"] == "fresh" and acme["problems"] == [], acme
     assert_exactly_once(index_snapshot(config.data_dir), expected_all(corpus, BOB))
+    marker_ids = {i for i in expected_all(corpus, BOB)["work_package"] if i % 4 == 0}
+    with in_process_client(config, tenant="acme") as client:
+        result = client.call(
+            "openproject_search_work_packages", {"query": PROJECT_MARKERS[1], "source": "index"}
+        )
+        assert set(result_ids(result)) == marker_ids
+        assert structured(result)["meta"]["index_state"] == "fresh"
 
 
 def test_reading_an_unparsable_row_is_a_state_corrupt_error(config_path: Path) -> None:
