@@ -166,6 +166,36 @@ async def test_daemon_run_is_refused_while_a_cron_sync_runs_then_recovers(
     assert await index_titles(config, "office printer") == ["Replace the office printer"]
 
 
+async def test_the_background_check_finds_damage_and_the_daemon_rebuilds_at_once(
+    sandbox: SandboxHandle, tmp_path: Path
+) -> None:
+    config = config_for(sandbox, tmp_path, interval=3600)
+    outcomes = Outcomes()
+    daemon = SyncDaemon(config, on_sync=outcomes)
+    await daemon.start()
+    try:
+        first = await outcomes.until("succeeded")  # the missing index is built at start
+        assert first.report is not None
+        assert await daemon.verify_now("acme") is None  # sound
+        live = config.data_dir / "acme" / "index" / first.report.generation
+        store = next(path for path in live.iterdir() if path.suffix == ".store")
+        data = bytearray(store.read_bytes())
+        data[len(data) // 3] ^= 0xFF  # one flipped byte, the size unchanged
+        store.write_bytes(bytes(data))
+
+        damage = await daemon.verify_now("acme")
+        assert damage is not None and damage.file == store.name
+        repaired = daemon.last_outcome("acme")
+        assert repaired is not None and repaired.outcome == "succeeded", repaired
+        assert repaired.report is not None and repaired.report.kind == "full"
+        assert repaired.report.generation != first.report.generation  # a new generation
+        assert await daemon.verify_now("acme") is None
+    finally:
+        await daemon.stop()
+    assert tenant_status(config.tenant("acme"), config.data_dir).problems == ()
+    assert await index_titles(config, "office printer") == ["Replace the office printer"]
+
+
 CRON = """
 import sys
 from opindex.cli import main

@@ -9,6 +9,10 @@ A sync runs on its own event loop in a worker thread, so a long commit never sta
 server's loop. Tenants whose index is missing or stale are synced at start. The sync takes
 the tenant's lock, so a cron ``opindex sync`` running at the same moment is refused (or
 refuses the daemon's run); a refused run is logged and the next interval tries again.
+
+A second job per tenant re-reads its live index generation against its checksums every
+hour at a bounded rate (:mod:`opindex.sync.verification`); damage found triggers a sync
+at once, which builds a new generation.
 """
 
 from __future__ import annotations
@@ -27,9 +31,15 @@ import httpx
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from opindex.config import Config, TenantConfig
-from opindex.errors import OpindexError, SyncInProgressError
+from opindex.errors import IndexDamagedError, OpindexError, SyncInProgressError
 from opindex.sync import SyncReport, sync_tenant
 from opindex.sync.status import tenant_status
+from opindex.sync.verification import (
+    VERIFY_BYTES_PER_SECOND,
+    VERIFY_INTERVAL_SECONDS,
+    Pacer,
+    verify_live_generation,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -135,6 +145,17 @@ class SyncDaemon:
                 interval,
                 "now" if first_run == now else f"in {interval} s",
             )
+            scheduler.add_job(
+                self.verify_now,
+                "interval",
+                seconds=VERIFY_INTERVAL_SECONDS,
+                jitter=jitter_for(VERIFY_INTERVAL_SECONDS),
+                args=[tenant.name],
+                id=f"verify:{tenant.name}",
+                name=f"index verification of {tenant.name}",
+                max_instances=1,
+                coalesce=True,
+            )
         scheduler.start()
         self._scheduler = scheduler
 
@@ -162,6 +183,18 @@ class SyncDaemon:
             if candidate.name == tenant:
                 return await self._run(candidate)
         raise OpindexError(f"the daemon does not sync tenant {tenant!r}")
+
+    async def verify_now(self, tenant: str) -> IndexDamagedError | None:
+        """Re-read the tenant's live index generation against its checksums (at most
+        VERIFY_BYTES_PER_SECOND, in a worker thread); when it is damaged, record that and
+        sync the tenant at once, which builds a new generation. Returns the damage."""
+        pacer = Pacer(VERIFY_BYTES_PER_SECOND)
+        damage = await asyncio.to_thread(verify_live_generation, self._data_dir, tenant, pace=pacer)
+        if damage is not None:
+            logger.error("%s: %s; syncing now", tenant, damage)
+            if tenant not in self._running and self._pool is not None:
+                await self.sync_now(tenant)
+        return damage
 
     def _needs_sync_now(self, tenant: TenantConfig) -> bool:
         try:

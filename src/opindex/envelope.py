@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -22,6 +22,8 @@ MAX_QUERY_LENGTH = 1000
 MAX_LIMIT = 100
 """Most results one search returns."""
 DEFAULT_LIMIT = 20
+MAX_ID = 2**63 - 1
+"""Largest id accepted anywhere (OpenProject's ids are 64-bit signed; Tantivy's too)."""
 
 
 class SearchRequest(BaseModel):
@@ -32,13 +34,13 @@ class SearchRequest(BaseModel):
     kind: Kind
     query: str = Field(default="", max_length=MAX_QUERY_LENGTH)
     match_mode: MatchModeName = "fuzzy"
-    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT)
+    limit: int = Field(default=DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, strict=True)
     source: Source = "auto"
     fallback: bool = True
-    project_id: int | None = Field(default=None, ge=1)
-    status: StatusFilter | list[int] = "all"
-    type_id: int | None = Field(default=None, ge=1)
-    assignee_id: int | None = Field(default=None, ge=1)
+    project_id: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
+    status: StatusFilter | list[Annotated[int, Field(ge=1, le=MAX_ID, strict=True)]] = "all"
+    type_id: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
+    assignee_id: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
 
 
 class FieldMatchOut(BaseModel):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 
 class OpindexError(Exception):
-    """Root of every error opindex raises on purpose."""
+    """Root of every error opindex raises on purpose.
+
+    ``public``: set when the message is safe for a remote client as it is (no paths,
+    no library text); see :mod:`opindex.disclosure`.
+    """
+
+    public: str | None = None
 
 
 class ConfigError(OpindexError):
@@ -101,3 +107,25 @@ class IndexNeedsRebuildError(IndexUnavailableError):
 
 class StateCorruptError(StateError):
     """The state database file is not a usable SQLite database (a rebuild moves it aside)."""
+
+
+class IndexDamagedError(IndexUnavailableError):
+    """A file of an index generation fails its checksum, or Tantivy cannot read it.
+
+    ``generation`` is the damaged generation's name, ``file`` the file inside it (None
+    when Tantivy failed without saying which), ``reason`` what is wrong with it.
+    """
+
+    def __init__(self, message: str, *, generation: str, file: str | None, reason: str) -> None:
+        super().__init__(message)
+        self.generation = generation
+        self.file = file
+        self.reason = reason
+
+
+class IndexMissingError(IndexUnavailableError):
+    """A tenant's index was never built (or its pointer was removed)."""
+
+
+class StateLockedError(StateError):
+    """Another process holds the state database's write lock beyond the wait."""

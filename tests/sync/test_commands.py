@@ -29,6 +29,7 @@ STATUS_KEYS = {
     "capabilities",
     "syncing",
     "problems",
+    "verified",
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from typing import Protocol
@@ -32,6 +33,8 @@ EXIT_AUTH = 4
 EXIT_UPSTREAM = 5
 EXIT_LOCAL_STORAGE = 6
 EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141
+"""The reader of the output went away (128 + SIGPIPE, as the shell reports a killed writer)."""
 
 # Sub-command name -> module under opindex.cli that defines ``add_parser`` and ``run``.
 COMMANDS: dict[str, str] = {
@@ -107,7 +110,21 @@ def build_parser(
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``opindex`` console script."""
-    arguments = list(sys.argv[1:] if argv is None else argv)
+    # A Rust panic in Tantivy (damaged index files) is caught, reported and repaired;
+    # its backtrace would only flood stderr (and an MCP client's log).
+    os.environ["RUST_BACKTRACE"] = "0"
+    try:
+        code = _run(list(sys.argv[1:] if argv is None else argv))
+        sys.stdout.flush()  # here, where a closed pipe is still caught below
+        return code
+    except BrokenPipeError:
+        # The reader went away (`opindex status | head -1`): stop quietly, as a program
+        # killed by SIGPIPE would, without a traceback or a second error at exit.
+        _discard_output()
+        return EXIT_BROKEN_PIPE
+
+
+def _run(arguments: list[str]) -> int:
     parser, modules = build_parser(_chosen_command(arguments))
     args = parser.parse_args(arguments)
     logging.basicConfig(
@@ -123,6 +140,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"opindex {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _discard_output() -> None:
+    """Point stdout (and stderr, if its reader left too) at /dev/null, so the flush at
+    interpreter exit has nowhere to fail."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (BrokenPipeError, ValueError):
+                os.dup2(devnull, stream.fileno())
+            except OSError:
+                continue
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":  # pragma: no cover

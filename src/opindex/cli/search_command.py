@@ -12,6 +12,7 @@ from opindex.cli import EXIT_OK
 from opindex.cli.sync_command import add_config_argument
 from opindex.config import Config, load_config
 from opindex.envelope import (
+    MAX_ID,
     MAX_LIMIT,
     MAX_QUERY_LENGTH,
     SearchRequest,
@@ -47,8 +48,8 @@ def _positive(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be a positive id")
+    if not 1 <= value <= MAX_ID:
+        raise argparse.ArgumentTypeError(f"must be an id between 1 and {MAX_ID}")
     return value
 
 

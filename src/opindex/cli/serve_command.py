@@ -7,6 +7,7 @@ import asyncio
 import logging
 
 from opindex.cli import EXIT_OK
+from opindex.cli.output import emit
 from opindex.cli.sync_command import add_config_argument
 from opindex.config import load_config
 from opindex.errors import ConfigError
@@ -85,4 +86,4 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _announce(url: str) -> None:
-    print(f"opindex MCP server listening on {url}", flush=True)
+    emit(f"opindex MCP server listening on {url}")  # a server outlives a reader that left

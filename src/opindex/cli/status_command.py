@@ -27,6 +27,14 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
     add_config_argument(parser)
     parser.add_argument("--tenant", metavar="NAME", help="only this tenant")
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+    parser.add_argument(
+        "--verify",
+        action="store_true",
+        help=(
+            "also read every file of the live index generation against the checksums of "
+            "its last commit and run SQLite's full integrity_check on the state database"
+        ),
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     now = utc_now()
     statuses = [
-        tenant_status(tenant, config.data_dir, clock=lambda: now)
+        tenant_status(tenant, config.data_dir, clock=lambda: now, verify=args.verify)
         for tenant in selected_tenants(config, args.tenant)
     ]
     if args.json:
@@ -66,6 +74,7 @@ def render(status: TenantStatus, now: datetime) -> str:
     if isinstance(server, dict):
         lines.append(f"  server: {_capabilities(server)}")
     lines.extend(f"  problem: {problem}" for problem in status.problems)
+    lines.extend(f"  verified: {line}" for line in status.verified)
     return "\n".join(lines)
 
 

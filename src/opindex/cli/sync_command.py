@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from opindex.cli import EXIT_OK, exit_code_for
+from opindex.cli.output import emit
 from opindex.config import Config, TenantConfig, load_config
 from opindex.errors import OpindexError
 from opindex.sync import NullProgress, SyncProgress, TerminalProgress, sync_tenant
@@ -120,5 +121,5 @@ def run(args: argparse.Namespace) -> int:
             exit_code = exit_code or exit_code_for(error)
             continue
         if not args.quiet:
-            print(report.summary(), flush=True)
+            emit(report.summary())
     return exit_code

@@ -20,11 +20,16 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from opindex.errors import IndexUnavailableError
+from opindex.errors import IndexDamagedError, IndexUnavailableError
+from opindex.index.checksums import damaged_error
 
 MAGIC: Final = b"OPXSEG01"
 _ALIGN: Final = 64
-_REPAIR: Final = "the next sync builds a new index (or run `opindex rebuild`)"
+
+
+def _damage(path: Path, reason: str) -> IndexDamagedError:
+    """*path* (generation/analysis/file) is damaged."""
+    return damaged_error(path.parent.parent, f"{path.parent.name}/{path.name}", reason)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,21 +84,19 @@ class ArrayFile:
             with open(path, "rb") as handle:
                 size = os.fstat(handle.fileno()).st_size
                 if size != check.size:
-                    raise IndexUnavailableError(
-                        f"index file {check.name} is {size} bytes, expected {check.size}: "
-                        f"it is damaged; {_REPAIR}"
-                    )
+                    raise _damage(path, f"is {size} bytes, expected {check.size}")
                 self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
         except FileNotFoundError as exc:
-            raise IndexUnavailableError(f"index file {check.name} is missing; {_REPAIR}") from exc
+            raise _damage(path, "is missing") from exc
         except OSError as exc:
             raise IndexUnavailableError(f"index file {check.name} cannot be read: {exc}") from exc
         data = memoryview(self._map) if self._map is not None else memoryview(b"")
         if hashlib.sha256(data).hexdigest() != check.sha256:
-            raise IndexUnavailableError(
-                f"index file {check.name} does not match its checksum: it is damaged; {_REPAIR}"
-            )
-        self.meta, self._entries, self._start = self._header(data, check.name)
+            raise _damage(path, "does not match its checksum")
+        try:
+            self.meta, self._entries, self._start = self._header(data, check.name)
+        except IndexUnavailableError as exc:
+            raise _damage(path, "has a malformed header") from exc
         self._data = data
 
     @staticmethod

@@ -30,6 +30,7 @@ import numpy.typing as npt
 
 from opindex.errors import IndexUnavailableError
 from opindex.index.analysis_segment import ArrayFile, FileCheck
+from opindex.index.checksums import damaged_error
 from opindex.index.filters import FILTER_COLUMNS, IndexFilters, filter_mask
 from opindex.search.document import KINDS, Kind
 from opindex.search.fields import FIELD_SPECS
@@ -83,8 +84,10 @@ def _read_manifest(root: Path) -> dict[str, Any]:
             raise ValueError("unknown format")
         return dict(manifest)
     except FileNotFoundError as exc:
-        raise IndexUnavailableError(f"index analysis {MANIFEST} is missing") from exc
-    except (OSError, ValueError, AttributeError) as exc:
+        raise damaged_error(root.parent, f"{DIRECTORY}/{MANIFEST}", "is missing") from exc
+    except (ValueError, AttributeError) as exc:
+        raise damaged_error(root.parent, f"{DIRECTORY}/{MANIFEST}", "is malformed") from exc
+    except OSError as exc:
         raise IndexUnavailableError(f"index analysis {MANIFEST} is unreadable: {exc}") from exc
 
 

@@ -47,6 +47,9 @@ def _const(query: tantivy.Query) -> tantivy.Query:
 
 
 def _any_int(schema: tantivy.Schema, field: str, values: tuple[int, ...]) -> tantivy.Query:
+    for value in values:  # Tantivy's integer fields are 64-bit signed
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
+            raise InvalidArgumentError(f"{field}: ids are 1 … {2**63 - 1}, not {value!r}")
     return tantivy.Query.term_set_query(schema, field, list(values))
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import tantivy
 
-from opindex.errors import IndexUnavailableError
-from opindex.index import analysis_store, record_codec, vocabulary_file
+from opindex.errors import IndexDamagedError, IndexUnavailableError
+from opindex.index import analysis_store, checksums, record_codec, vocabulary_file
 from opindex.index import schema as s
 from opindex.index.analysis_store import AnalysisStore
 from opindex.index.vocabulary import Vocabulary
@@ -29,17 +29,70 @@ RECORD_CACHE_SIZE = 256
 
 @contextmanager
 def tantivy_errors(path: Path, action: str) -> Iterator[None]:
-    """Turn Tantivy failures (errors and Rust panics) into IndexUnavailableError."""
+    """Turn Tantivy failures (errors and Rust panics) into IndexUnavailableError.
+
+    A failure is checked against the generation's checksums: a file that fails them
+    marks the generation damaged (IndexDamagedError naming it), and so does a panic
+    (damaged data is the only way opindex makes Tantivy panic).
+    """
     try:
         yield
+    except IndexDamagedError:
+        raise
+    except IndexUnavailableError as exc:  # a stored record that does not decode
+        _diagnose(path, exc, panicked=False)
+        raise
     except (ValueError, OSError) as exc:
+        _diagnose(path, exc, panicked=False)
         raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
     except BaseException as exc:
         # A corrupt file can make Tantivy panic; pyo3 raises PanicException, which
         # derives from BaseException and has no importable name.
         if type(exc).__name__ != "PanicException":
             raise
+        _diagnose(path, exc, panicked=True)
         raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
+
+
+def _diagnose(path: Path, exc: BaseException, *, panicked: bool) -> None:
+    """Raise IndexDamagedError (and record it) if the failure *exc* comes from damage."""
+    try:
+        checksums.verify(path)
+    except IndexDamagedError as damage:
+        checksums.mark_damaged(path, damage)
+        raise damage from exc
+    if panicked:
+        found = checksums.tantivy_damage(path, str(exc))
+        checksums.mark_damaged(path, found)
+        raise found from exc
+
+
+@contextmanager
+def analysis_errors(path: Path) -> Iterator[None]:
+    """Record damage the analysis store finds (a file failing its checksum) as damage of
+    the generation at *path*, and turn an array out of bounds into such damage."""
+    try:
+        yield
+    except IndexDamagedError as found:
+        checksums.mark_damaged(path, found)
+        raise
+    except (IndexError, ValueError) as exc:  # verified files hold no such thing
+        unreadable = checksums.damaged_error(path, "analysis", f"cannot be read ({exc})")
+        checksums.mark_damaged(path, unreadable)
+        raise unreadable from exc
+
+
+def check_integrity(path: Path, seen: dict[str, checksums.Stamp] | None = None) -> None:
+    """Raise IndexDamagedError if the generation at *path* was marked damaged or fails
+    its checksums (recording the damage); *seen*: see ``checksums.verify``."""
+    recorded = checksums.damage(path)
+    if recorded is not None:
+        raise recorded
+    try:
+        checksums.verify(path, seen=seen)
+    except IndexDamagedError as damage:
+        checksums.mark_damaged(path, damage)
+        raise
 
 
 def hit_count(result: tantivy.SearchResult) -> int:
@@ -112,7 +165,13 @@ class GenerationIndex:
     def __init__(self, name: str, path: Path, record_cache: int = RECORD_CACHE_SIZE) -> None:
         self.name = name
         self.path = path
-        s.check_version(path)
+        self._verified: dict[str, checksums.Stamp] = {}
+        try:
+            s.check_version(path)
+        except IndexUnavailableError:
+            check_integrity(path)  # a damaged version file is damage, not another version
+            raise
+        check_integrity(path, self._verified)  # before Tantivy reads a byte of it
         if not (path / VOCABULARY_FILE).is_file():
             raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
         if not tantivy.Index.exists(str(path)):
@@ -126,7 +185,8 @@ class GenerationIndex:
         self._reload_count = 0
         self._vocabulary = VocabularyReader(path)
         self.analysis = AnalysisStore(path)
-        analysed = self.analysis.manifest()["opstamp"]
+        with analysis_errors(path):
+            analysed = self.analysis.manifest()["opstamp"]
         if analysed != self.opstamp():
             raise IndexUnavailableError(
                 f"index at {path}: its analysis describes commit {analysed}, the index is at "
@@ -139,12 +199,16 @@ class GenerationIndex:
     @classmethod
     def create(cls, name: str, path: Path) -> GenerationIndex:
         """Create an empty index in the (empty) directory *path* and open it."""
-        path.mkdir(parents=True, exist_ok=True)
-        with tantivy_errors(path, "create"):
-            tantivy.Index(s.build_schema(), path=str(path), reuse=False)
-        vocabulary_file.create(path)
-        analysis_store.create(path)
-        s.write_version(path)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+            with tantivy_errors(path, "create"):
+                tantivy.Index(s.build_schema(), path=str(path), reuse=False)
+            vocabulary_file.create(path)
+            analysis_store.create(path)
+            s.write_version(path)
+        except OSError as exc:  # a full disk, a read-only directory
+            raise IndexUnavailableError(f"cannot create an index at {path}: {exc}") from exc
+        checksums.record(path)
         return cls(name, path)
 
     def refresh(self, force: bool = False) -> None:
@@ -154,7 +218,11 @@ class GenerationIndex:
             raise IndexUnavailableError(f"index at {self.path}: {META_FILE} is missing")
         with self._lock:
             if stamp == self._stamp and not force:
+                recorded = checksums.damage(self.path)  # found by another process?
+                if recorded is not None:
+                    raise recorded
                 return
+            check_integrity(self.path, self._verified)  # the files of the new commit
             with tantivy_errors(self.path, "reload"):
                 self.index.reload()
             self._stamp = stamp

@@ -86,17 +86,22 @@ class IndexDirectory:
 
     def new_generation(self) -> str:
         """Create an empty generation directory numbered after every existing one."""
-        self.root.mkdir(parents=True, exist_ok=True)
-        numbers = [generation_number(name) or 0 for name in self.generations()]
-        number = max(numbers, default=0) + 1
-        while True:
-            name = generation_name(number)
-            try:
-                (self.root / name).mkdir()
-            except FileExistsError:  # a concurrent builder took this number
-                number += 1
-                continue
-            return name
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            numbers = [generation_number(name) or 0 for name in self.generations()]
+            number = max(numbers, default=0) + 1
+            while True:
+                name = generation_name(number)
+                try:
+                    (self.root / name).mkdir()
+                except FileExistsError:  # a concurrent builder took this number
+                    number += 1
+                    continue
+                return name
+        except OSError as exc:
+            raise IndexUnavailableError(
+                f"cannot create a generation under {self.root}: {exc}"
+            ) from exc
 
     def publish(self, name: str) -> None:
         """Make generation *name* the live one, atomically."""
@@ -104,11 +109,14 @@ class IndexDirectory:
         if not path.is_dir():
             raise IndexUnavailableError(f"cannot publish {name}: {path} does not exist")
         tmp = self.root / f".{POINTER}.{os.getpid()}.tmp"
-        with open(tmp, "w", encoding="utf-8") as handle:
-            handle.write(name + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, self.pointer)
+        try:
+            with open(tmp, "w", encoding="utf-8") as handle:
+                handle.write(name + "\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, self.pointer)
+        except OSError as exc:
+            raise IndexUnavailableError(f"cannot publish {name}: {exc}") from exc
         _fsync_dir(self.root)
 
     def discard(self, name: str) -> None:

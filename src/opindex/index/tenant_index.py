@@ -10,8 +10,13 @@ from typing import TYPE_CHECKING, Final
 
 import tantivy
 
-from opindex.errors import IndexUnavailableError, InvalidArgumentError, SyncInProgressError
-from opindex.index import record_codec
+from opindex.errors import (
+    IndexMissingError,
+    IndexUnavailableError,
+    InvalidArgumentError,
+    SyncInProgressError,
+)
+from opindex.index import checksums, record_codec
 from opindex.index import schema as s
 from opindex.index.analysis_writer import AnalysisWriter
 from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
@@ -27,6 +32,7 @@ from opindex.index.generation_index import (
     RECORD_CACHE_SIZE,
     GenerationIndex,
     Snapshot,
+    analysis_errors,
     hit_count,
     tantivy_errors,
 )
@@ -98,7 +104,11 @@ class TenantIndex:
         """
         directory = root if isinstance(root, IndexDirectory) else IndexDirectory(root)
         name = directory.new_generation()
-        GenerationIndex.create(name, directory.generation_path(name))
+        try:
+            GenerationIndex.create(name, directory.generation_path(name))
+        except IndexUnavailableError:  # a full disk: leave nothing half-made behind
+            directory.discard(name)
+            raise
         return cls(directory, generation=name)
 
     @property
@@ -156,7 +166,7 @@ class TenantIndex:
                 else:
                     name = self.directory.current()
                     if name is None:
-                        raise IndexUnavailableError(
+                        raise IndexMissingError(
                             f"no index at {self.directory.root}: it was never built"
                         )
                     self._pointer_stamp = stamp
@@ -272,7 +282,8 @@ class TenantIndex:
                 assert analysis is not None
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
-                self._release_writer(rollback=False)
+                self._release_writer(rollback=False)  # waits for merges: the files settle
+                checksums.record(generation.path)
                 generation.refresh(force=True)
                 analysis.commit(generation.opstamp())
             else:
@@ -322,8 +333,9 @@ class TenantIndex:
     def term_frequency(self, kind: str, alternative: Alternative) -> int:
         """Live records of *kind* holding a token *alternative* matches by the scorer's
         rules (typos, prefixes, containment): for drop_term."""
-        view = self._snapshot().generation.analysis.view()
-        return view.frequency(check_kind(kind), alternative)
+        generation = self._snapshot().generation
+        with analysis_errors(generation.path):
+            return generation.analysis.view().frequency(check_kind(kind), alternative)
 
     def doc_freq(self, kind: str, token: str) -> int:
         """Number of live records of *kind* with the normalized *token* in any field."""
@@ -391,8 +403,9 @@ class TenantIndex:
         if query.containment or not query.terms:
             raise InvalidArgumentError("ranked() takes a fuzzy query with terms")
         snap = self._snapshot()  # one generation for the analysis and the records
-        view = snap.generation.analysis.view()
-        best, total = view.search(query, check_kind(kind), filters, limit, min_score)
+        with analysis_errors(snap.generation.path):
+            view = snap.generation.analysis.view()
+            best, total = view.search(query, check_kind(kind), filters, limit, min_score)
         records: list[Record] = []
         scores: list[float] = []
         for record_id, score in best:

@@ -6,11 +6,14 @@ spells an argument (its name, bounds, default and description) the same way.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import Field
 
-from opindex.envelope import MAX_LIMIT, MAX_QUERY_LENGTH
+from opindex.envelope import MAX_ID, MAX_LIMIT, MAX_QUERY_LENGTH
+
+ID_BOUNDS: Final[dict[str, Any]] = {"ge": 1, "le": MAX_ID, "strict": True}
+"""Every id: 1 … 2⁶³−1, a JSON integer (no true/false, no "5", no 5.0)."""
 
 QueryText = Annotated[
     str,
@@ -35,14 +38,14 @@ MatchMode = Annotated[
 ]
 Limit = Annotated[
     int,
-    Field(ge=1, le=MAX_LIMIT, description=f"Most results to return (1-{MAX_LIMIT})."),
+    Field(ge=1, le=MAX_LIMIT, strict=True, description=f"Most results to return (1-{MAX_LIMIT})."),
 ]
 ProjectId = Annotated[
     int | None,
-    Field(ge=1, description="Only records of this project (numeric project id)."),
+    Field(**ID_BOUNDS, description="Only records of this project (numeric project id)."),
 ]
 StatusChoice = Annotated[
-    Literal["open", "closed", "all"] | list[Annotated[int, Field(ge=1)]],
+    Literal["open", "closed", "all"] | list[Annotated[int, Field(**ID_BOUNDS)]],
     Field(
         description=(
             "Work-package status filter: 'open', 'closed', 'all' (default), or a list of "
@@ -51,11 +54,12 @@ StatusChoice = Annotated[
     ),
 ]
 TypeId = Annotated[
-    int | None, Field(ge=1, description="Only work packages of this type (numeric type id).")
+    int | None,
+    Field(**ID_BOUNDS, description="Only work packages of this type (numeric type id)."),
 ]
 AssigneeId = Annotated[
     int | None,
-    Field(ge=1, description="Only work packages assigned to this user (numeric user id)."),
+    Field(**ID_BOUNDS, description="Only work packages assigned to this user (numeric user id)."),
 ]
 SourceChoice = Annotated[
     Literal["auto", "index", "live"],
@@ -70,15 +74,18 @@ SourceChoice = Annotated[
 Fallback = Annotated[
     bool,
     Field(
+        strict=True,
         description=(
             "When nothing matches, retry once with a relaxed query (prefix matching, then "
             "dropping the least useful word, then related terms) and report which. Default true."
         ),
     ),
 ]
-RecordId = Annotated[int, Field(ge=1, description="The record's numeric id, from a search result.")]
+RecordId = Annotated[
+    int, Field(**ID_BOUNDS, description="The record's numeric id, from a search result.")
+]
 WorkPackageId = Annotated[
-    int, Field(ge=1, description="The work package's numeric id, from a search result.")
+    int, Field(**ID_BOUNDS, description="The work package's numeric id, from a search result.")
 ]
 OptionalQuery = Annotated[
     str | None,
@@ -100,4 +107,6 @@ SubjectFilter = Annotated[
         ),
     ),
 ]
-Offset = Annotated[int, Field(ge=1, description="Page number of the listing, from 1.")]
+Offset = Annotated[
+    int, Field(ge=1, le=MAX_ID, strict=True, description="Page number of the listing, from 1.")
+]

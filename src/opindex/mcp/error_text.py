@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from opindex.disclosure import public_detail, without_paths
 from opindex.errors import (
     AuthenticationError,
     ConfigError,
@@ -43,6 +44,8 @@ def error_text(error: OpindexError, *, secrets: Iterable[str] = ()) -> str:
 
 def _describe(error: OpindexError) -> str:
     detail = str(error).strip() or type(error).__name__
+    if not isinstance(error, InvalidArgumentError):  # its text quotes the caller's value
+        detail = without_paths(detail)
     if isinstance(error, InvalidArgumentError):
         return f"Invalid argument: {detail}. Change that argument and call the tool again."
     if isinstance(error, AuthenticationError):
@@ -79,18 +82,18 @@ def _describe(error: OpindexError) -> str:
         )
     if isinstance(error, IndexNeedsRebuildError):
         return (
-            f"The search index must be rebuilt: {detail}. Search with source 'live' for now "
-            "and ask the user to run `opindex rebuild`."
+            f"The search index must be rebuilt: {public_detail(error)}. Search with source "
+            "'live' for now and ask the user to run `opindex rebuild`."
         )
     if isinstance(error, IndexUnavailableError):
         return (
-            f"The search index is unavailable: {detail}. Search with source 'live' (or "
-            "'auto') instead, and tell the user if this persists."
+            f"The search index is unavailable: {public_detail(error)}. Search with source "
+            "'live' (or 'auto') instead, and tell the user if this persists."
         )
     if isinstance(error, StateError):
         return (
-            f"opindex's local state database is unusable: {detail}. Search with source 'live' "
-            "and tell the user; the server's data directory needs attention."
+            f"opindex's local state database is unusable: {public_detail(error)}. Search with "
+            "source 'live' and tell the user; the server's data directory needs attention."
         )
     if isinstance(error, SyncInProgressError):
         return f"{detail}. Call again in a moment."

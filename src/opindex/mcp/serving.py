@@ -15,12 +15,15 @@ import logging
 import signal
 import socket
 from collections.abc import Callable, Generator
+from typing import Any, cast
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
 
 from opindex.errors import ConfigError
 from opindex.mcp.app_state import AppState
+from opindex.mcp.jsonrpc_guard import CheckedStdin, JsonRpcGuard
 
 logger = logging.getLogger(__name__)
 
@@ -32,9 +35,20 @@ async def serve_stdio(server: MCPServer[AppState]) -> None:
     """Serve one client over stdin/stdout until it closes stdin.
 
     While serving, the SDK points file descriptor 1 at stderr for everything but the
-    protocol, so stray output cannot corrupt the stream.
+    protocol, so stray output cannot corrupt the stream. Lines that are not valid
+    JSON-RPC are answered with a JSON-RPC error and the session goes on
+    (:mod:`opindex.mcp.jsonrpc_guard`).
     """
-    await server.run_stdio_async()
+    stdin = CheckedStdin()
+    try:
+        async with stdio_server(stdin=cast(Any, stdin)) as (read_stream, write_stream):
+            stdin.attach(write_stream.send)
+            # What MCPServer.run_stdio_async does, with the checked stdin.
+            lowlevel = server._lowlevel_server
+            options = lowlevel.create_initialization_options()
+            await lowlevel.run(read_stream, write_stream, options)
+    finally:
+        stdin.restore()
 
 
 def bind_socket(host: str, port: int) -> socket.socket:
@@ -88,7 +102,7 @@ async def serve_http(
         )
     sock = bind_socket(host, port)
     url = endpoint_url(host, sock.getsockname()[1])
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    app = JsonRpcGuard(server.streamable_http_app(streamable_http_path=MCP_PATH, host=host))
     config = uvicorn.Config(
         app,
         log_level="warning",

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from opindex.disclosure import public_run_error
 from opindex.sync import TenantStatus
 
 
@@ -55,8 +56,8 @@ def _tenant_status(status: TenantStatus, interval: int | None) -> TenantIndexSta
         max_staleness_seconds=status.max_staleness_seconds,
         documents=dict(status.documents),
         index_bytes=status.index_bytes,
-        last_error=status.last_error,
+        last_error=None if status.last_error is None else public_run_error(status.last_error),
         syncing_since=status.syncing.since if status.syncing is not None else None,
         background_sync_seconds=interval,
-        problems=list(status.problems),
+        problems=list(status.public_problems),
     )

@@ -14,7 +14,9 @@ from typing import Self
 import httpx
 
 from opindex.config import Config, Secret, TenantConfig
+from opindex.disclosure import public_detail
 from opindex.envelope import (
+    MAX_ID,
     ActivityListResponse,
     AnsweredBy,
     MatchModeName,
@@ -193,8 +195,10 @@ class Service:
         when the record does not exist or is not visible."""
         runtime = self._runtimes[self.resolve_tenant(tenant)]
         checked = record_reads.check_kind(kind)
-        if isinstance(record_id, bool) or not isinstance(record_id, int) or record_id < 1:
-            raise InvalidArgumentError(f"record ids are positive integers, not {record_id!r}")
+        if isinstance(record_id, bool) or not isinstance(record_id, int):
+            raise InvalidArgumentError(f"record ids are integers, not {record_id!r}")
+        if not 1 <= record_id <= MAX_ID:
+            raise InvalidArgumentError(f"record ids are 1 … {MAX_ID}, not {record_id}")
         freshness = runtime.freshness()
         base_url = runtime.config.base_url
         notes = [freshness.problem] if freshness.problem is not None else []
@@ -227,7 +231,7 @@ class Service:
             index = runtime.index()
             return await asyncio.to_thread(index.get, kind, record_id)
         except IndexUnavailableError as exc:
-            notes.append(f"the index could not be read ({exc}); read live")
+            notes.append(f"{public_detail(exc)}; read live")
             return None
 
     async def list_activities(

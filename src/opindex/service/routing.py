@@ -7,7 +7,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from opindex.envelope import AnsweredBy, IndexState, Source
-from opindex.errors import IndexUnavailableError, ServerError, UpstreamUnavailableError
+from opindex.errors import (
+    IndexMissingError,
+    IndexUnavailableError,
+    ServerError,
+    UpstreamUnavailableError,
+)
 
 Clock = Callable[[], datetime]
 """Returns the current time as an aware datetime; injected so tests control freshness."""
@@ -77,11 +82,13 @@ def choose_route(source: Source, freshness: Freshness) -> Route:
         return Route("live", freshness)
     if source == "index":
         if not freshness.has_index:
-            if freshness.problem is not None:
-                raise IndexUnavailableError(
+            if freshness.problem is not None:  # already written for a remote client
+                unreadable = IndexUnavailableError(
                     f"{freshness.problem}; run `opindex rebuild` or search with source 'live'"
                 )
-            raise IndexUnavailableError(
+                unreadable.public = str(unreadable)
+                raise unreadable
+            raise IndexMissingError(
                 "this tenant has no index yet; run `opindex sync` or search with source 'live'"
             )
         return Route("index", freshness)

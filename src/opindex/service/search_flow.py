@@ -12,6 +12,7 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from opindex.disclosure import public_detail
 from opindex.envelope import AnsweredBy, SearchMeta, SearchRequest, SearchResponse
 from opindex.errors import IndexUnavailableError, OpenProjectError
 from opindex.index import TenantIndex
@@ -170,7 +171,7 @@ async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> Searc
             if request.source != "auto":
                 raise
             logger.warning("tenant %s: index unreadable, answering live: %s", runtime.name, exc)
-            notes.append(f"the index could not be read ({exc}); answered live")
+            notes.append(f"{public_detail(exc)}; answered live")
     try:
         answer = await live_answer(runtime, request, query)
     except OpenProjectError as exc:

@@ -17,7 +17,8 @@ from typing import Any
 import httpx
 
 from opindex.config import TenantConfig
-from opindex.errors import IndexUnavailableError, StateError
+from opindex.disclosure import public_detail
+from opindex.errors import IndexMissingError, IndexUnavailableError, StateError
 from opindex.index import TenantIndex
 from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
 from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
@@ -91,7 +92,7 @@ class TenantRuntime:
         if self._index is None:
             directory = index_directory(self._data_dir, self.name)
             if directory.current() is None:
-                raise IndexUnavailableError(
+                raise IndexMissingError(
                     f"tenant {self.name!r} has no index yet; run `opindex sync`"
                 )
             self._index = TenantIndex(directory)
@@ -111,14 +112,17 @@ class TenantRuntime:
                 return Freshness("missing")
         except IndexUnavailableError as exc:
             logger.warning("tenant %s: index unreadable: %s", self.name, exc)
-            return Freshness("missing", problem=f"the index could not be read ({exc})")
+            return Freshness("missing", problem=public_detail(exc))
         try:
             state = self._state_store()
             run = state.last_successful_run() if state is not None else None
         except StateError as exc:
             logger.warning("tenant %s: cannot read the state database: %s", self.name, exc)
             self._close_state()
-            problem = f"the state database could not be read ({exc}), so the index age is unknown"
+            problem = (
+                f"the state database could not be read ({public_detail(exc)}), so the index "
+                "age is unknown"
+            )
             return Freshness("stale", problem=problem)
         indexed_at = run.finished_at if run is not None else None
         return assess_freshness(

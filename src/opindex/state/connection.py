@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
+from typing import Final, Literal
 
-from opindex.errors import StateCorruptError, StateError
+from opindex.errors import StateCorruptError, StateError, StateLockedError
 from opindex.state.paths import create_private_file
+
+IntegrityCheck = Literal["none", "quick", "full"]
+UNPARSABLE_ROW: Final = (TypeError, ValueError, KeyError, AttributeError, RecursionError)
+"""What decoding a stored row raises when its value is not what opindex wrote."""
 
 DEFAULT_BUSY_TIMEOUT_SECONDS = 5.0
 """How long a statement waits for another process's write lock before giving up."""
@@ -58,7 +63,7 @@ def state_error(
     detail = str(exc)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in detail:
         waited = f" for {busy_timeout_seconds:g} s" if busy_timeout_seconds is not None else ""
-        return StateError(
+        return StateLockedError(
             f"state database {path} is locked by another process (waited{waited} while "
             f"{action}); retry when the other sync finishes"
         )
@@ -72,3 +77,19 @@ def state_error(
     if name.startswith("SQLITE_FULL"):
         return StateError(f"disk full while {action} in state database {path}")
     return StateError(f"state database {path}: {action} failed: {detail}")
+
+
+def check_integrity(connection: sqlite3.Connection, path: Path, check: IntegrityCheck) -> None:
+    """Run ``PRAGMA quick_check`` (or ``integrity_check`` for ``full``) on an open
+    connection; StateCorruptError naming the first problem SQLite reports."""
+    pragma = "integrity_check" if check == "full" else "quick_check"
+    try:
+        rows = connection.execute(f"PRAGMA {pragma}(5)").fetchall()
+    except sqlite3.Error as exc:
+        raise state_error(exc, path, f"checking ({pragma})") from exc
+    findings = [str(row[0]) for row in rows]
+    if findings != ["ok"]:
+        raise StateCorruptError(
+            f"{path} is damaged ({pragma}: {'; '.join(findings)[:300]}); `opindex rebuild` "
+            "moves it aside and starts a fresh one (the index is then re-synced)"
+        )

@@ -10,7 +10,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Self
 
-from opindex.state.connection import DEFAULT_BUSY_TIMEOUT_SECONDS, connect, state_error
+from opindex.errors import StateCorruptError
+from opindex.state.connection import (
+    DEFAULT_BUSY_TIMEOUT_SECONDS,
+    UNPARSABLE_ROW,
+    IntegrityCheck,
+    check_integrity,
+    connect,
+    state_error,
+)
 from opindex.state.migrations import Migration, applied_migrations, apply_migrations
 from opindex.state.models import to_text, utc_now
 from opindex.state.paths import ensure_private_directory, ensure_tenant_directory, state_db_path
@@ -47,11 +55,19 @@ class StateDatabase:
         busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS,
         migrations: Sequence[Migration] | None = None,
         clock: Callable[[], datetime] = utc_now,
+        check: IntegrityCheck = "none",
     ) -> Self:
-        """Open (creating and migrating as needed) the database file at ``path``."""
+        """Open (creating and migrating as needed) the database file at ``path``.
+
+        ``check``: ``quick`` runs ``PRAGMA quick_check`` first (milliseconds for a state
+        database; finds damaged pages behind a valid header), ``full`` runs
+        ``PRAGMA integrity_check``; a failing database raises StateCorruptError.
+        """
         ensure_private_directory(path.parent)
         connection = connect(path, busy_timeout_seconds=busy_timeout_seconds)
         try:
+            if check != "none":
+                check_integrity(connection, path, check)
             apply_migrations(connection, path, migrations, clock=clock)
         except BaseException:
             connection.close()
@@ -66,11 +82,15 @@ class StateDatabase:
         *,
         busy_timeout_seconds: float = DEFAULT_BUSY_TIMEOUT_SECONDS,
         clock: Callable[[], datetime] = utc_now,
+        check: IntegrityCheck = "none",
     ) -> Self:
         """Open ``<data_dir>/<tenant>/state.sqlite3``, creating private directories."""
         ensure_tenant_directory(data_dir, tenant)
         return cls.open(
-            state_db_path(data_dir, tenant), busy_timeout_seconds=busy_timeout_seconds, clock=clock
+            state_db_path(data_dir, tenant),
+            busy_timeout_seconds=busy_timeout_seconds,
+            clock=clock,
+            check=check,
         )
 
     def close(self) -> None:
@@ -134,6 +154,11 @@ class StateDatabase:
                 yield self._connection
             except sqlite3.Error as exc:
                 raise state_error(exc, self.path, action, self._busy_timeout) from exc
+            except UNPARSABLE_ROW as exc:  # a row opindex never wrote: damaged, not a bug
+                raise StateCorruptError(
+                    f"{self.path}: a stored row does not parse while {action} ({exc}); "
+                    "`opindex rebuild` moves it aside and starts a fresh one"
+                ) from exc
 
     @contextlib.contextmanager
     def _writing(self, action: str) -> Iterator[sqlite3.Connection]:

@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from opindex.errors import InvalidArgumentError, StateError
 from opindex.state.models import (
+    RUN_KINDS,
     Capabilities,
     IndexPointer,
     KindCounts,
@@ -61,8 +62,16 @@ def _counts_from_json(text: str) -> dict[str, KindCounts]:
     }
 
 
+_OUTCOMES = ("running", "succeeded", "failed", "interrupted")
+
+
 def _run_from_row(row: tuple[Any, ...]) -> SyncRun:
+    """The run of a ``sync_runs`` row (ValueError/TypeError if it does not parse)."""
     run_id, kind, started, finished, outcome, counts, requests, error, opstamp, pid = row
+    if kind not in RUN_KINDS or outcome not in _OUTCOMES:
+        raise ValueError(f"sync run {run_id!r} has kind {kind!r} and outcome {outcome!r}")
+    if not isinstance(error, str | None) or not isinstance(opstamp, int | None):
+        raise TypeError(f"sync run {run_id!r} has a malformed error or opstamp")
     return SyncRun(
         id=int(run_id),
         kind=cast(RunKind, kind),

@@ -154,6 +154,16 @@ class StateStore(StateDatabase):
         with self._reading("reading a sync run") as connection:
             return rows.optional_sync_run(connection, run_id)
 
+    def check_rows(self) -> None:
+        """Decode every row of the small tables (runs, high-water marks, capabilities,
+        index pointer, wiki discovery); StateCorruptError if one does not parse."""
+        with self._reading("checking the stored rows") as connection:
+            rows.recent_runs(connection, -1, None)  # LIMIT -1: every run
+            rows.high_water_marks(connection)
+            rows.capabilities(connection)
+            rows.index_pointer(connection)
+            rows.wiki_discovery(connection)
+
     def latest_run(self, kind: RunKind | None = None) -> SyncRun | None:
         """The most recently started run (of ``kind``, if given), whatever its outcome."""
         runs = self.recent_runs(limit=1, kind=kind)

@@ -28,15 +28,13 @@ from opindex.errors import (
     AuthenticationError,
     IndexUnavailableError,
     OpindexError,
-    StateCorruptError,
 )
 from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
 from opindex.index.generations import generation_number
 from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.search.document import KINDS
-from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_lock
+from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_directory, tenant_lock
 from opindex.state.models import utc_now
-from opindex.state.paths import move_aside, state_db_path
 from opindex.sync import work_packages
 from opindex.sync.changes import PROJECT, PendingChanges, load_known
 from opindex.sync.locations import index_directory
@@ -46,6 +44,8 @@ from opindex.sync.progress import NullProgress, SyncProgress
 from opindex.sync.projects import sync_projects
 from opindex.sync.report import SyncReport
 from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
+from opindex.sync.space_reserve import SpaceReserve
+from opindex.sync.state_access import open_state, record_failure
 from opindex.sync.sweep import SWEEP_RESOURCE, remove_vanished, sweep_due, sweep_work_packages
 from opindex.sync.wiki import sync_wiki
 
@@ -106,29 +106,15 @@ async def _locked_run(
 ) -> SyncReport:
     purpose = "rebuild" if requested == "rebuild" else "sync"
     with tenant_lock(data_dir, tenant.name, purpose=purpose):
-        state = _open_state(tenant, data_dir, requested, options.clock)
+        SpaceReserve(tenant_directory(data_dir, tenant.name)).keep()  # before any write
+        state = open_state(
+            tenant.name, data_dir, rebuild=requested == "rebuild", clock=options.clock
+        )
         try:
             return await _run(tenant, data_dir, state, requested, options)
         finally:
             state.close()
             options.progress.done()
-
-
-def _open_state(
-    tenant: TenantConfig, data_dir: Path, requested: RunKind, clock: Clock
-) -> StateStore:
-    """The tenant's state database. A rebuild moves a corrupt one aside (kept, renamed
-    ``state.sqlite3.corrupt-<time>``) and starts a fresh one: everything in it is derived
-    from OpenProject, which the rebuild reads again in full."""
-    try:
-        return StateStore.for_tenant(data_dir, tenant.name, clock=clock)
-    except StateCorruptError as exc:
-        if requested != "rebuild":
-            raise
-        stamp = clock().strftime("%Y%m%dT%H%M%SZ")
-        kept = move_aside(state_db_path(data_dir, tenant.name), f"corrupt-{stamp}")
-        logger.warning("%s: %s; moved it to %s, starting a fresh one", tenant.name, exc, kept)
-        return StateStore.for_tenant(data_dir, tenant.name, clock=clock)
 
 
 def _remove_abandoned_generations(directory: IndexDirectory, tenant: str) -> None:
@@ -190,10 +176,9 @@ async def _run(
         ),
     )
     logger.info("%s: %s sync: %s", tenant.name, plan.run_kind, plan.reason)
+    reserve = SpaceReserve(tenant_directory(data_dir, tenant.name))
     run = state.start_run(plan.run_kind)
-    index = (
-        TenantIndex.create_generation(directory) if plan.new_generation else TenantIndex(directory)
-    )
+    index: TenantIndex | None = None
     client = OpenProjectClient(
         tenant.base_url,
         tenant.api_key.reveal(),
@@ -202,6 +187,11 @@ async def _run(
     )
     changes = PendingChanges(replace_known=plan.new_generation)
     try:
+        index = (
+            TenantIndex.create_generation(directory)
+            if plan.new_generation
+            else TenantIndex(directory)
+        )
         async with client:
             session = await _open_session(
                 tenant, client, index, state, plan, options, started_at, changes
@@ -211,11 +201,16 @@ async def _run(
     except BaseException as exc:
         # Record first: abandoning awaits a thread, and a second cancellation (a server
         # shutting down) could cut it short and leave the run "running".
-        _record_failure(state, run.id, exc, changes, client.request_count)
-        await _abandon(index, plan)
+        recorded = record_failure(state, run.id, exc, changes, client.request_count)
+        if index is not None:
+            await _abandon(index, plan)
+        if not recorded:  # a full disk: free what the run wrote and the reserve, retry
+            reserve.release()
+            record_failure(state, run.id, exc, changes, client.request_count, final=True)
         raise
     finally:
-        index.close()
+        if index is not None:
+            index.close()
 
 
 async def _open_session(
@@ -384,16 +379,3 @@ async def _abandon(index: TenantIndex, plan: SyncPlan) -> None:
             await asyncio.to_thread(index.discard)
         else:
             await asyncio.to_thread(index.rollback)
-
-
-def _record_failure(
-    state: StateStore, run_id: int, exc: BaseException, changes: PendingChanges, requests: int
-) -> None:
-    interrupted = isinstance(exc, KeyboardInterrupt | asyncio.CancelledError | SystemExit)
-    reason = "interrupted" if interrupted and not str(exc) else f"{type(exc).__name__}: {exc}"
-    try:
-        state.fail_run(
-            run_id, reason, counts=changes.counts(), requests=requests, interrupted=interrupted
-        )
-    except OpindexError as state_problem:
-        logger.error("could not record the failed run %d: %s", run_id, state_problem)

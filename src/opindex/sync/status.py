@@ -7,6 +7,7 @@ service's routing).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from opindex.config import TenantConfig
+from opindex.disclosure import public_detail
 from opindex.errors import IndexUnavailableError, StateError
-from opindex.index import TenantIndex
+from opindex.index import TenantIndex, checksums
 from opindex.search.document import KINDS
 from opindex.state import (
     LockHolder,
@@ -25,6 +27,7 @@ from opindex.state import (
     lock_holder,
     state_db_path,
 )
+from opindex.state.connection import IntegrityCheck
 from opindex.state.models import utc_now
 from opindex.sync.locations import index_directory
 
@@ -83,6 +86,10 @@ class TenantStatus:
     capabilities: Mapping[str, Any] | None
     syncing: LockHolder | None = None
     problems: tuple[str, ...] = field(default=())
+    public_problems: tuple[str, ...] = field(default=())
+    """The problems as a remote client may read them (no paths, no library text)."""
+    verified: tuple[str, ...] = field(default=())
+    """What ``verify=True`` checked and found sound (one line each)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (timestamps as ISO 8601 UTC strings)."""
@@ -118,28 +125,44 @@ class TenantStatus:
                 "since": _iso(self.syncing.since),
             },
             "problems": list(self.problems),
+            "verified": list(self.verified),
         }
 
 
 def tenant_status(
-    tenant: TenantConfig, data_dir: Path, *, clock: Callable[[], datetime] = utc_now
+    tenant: TenantConfig,
+    data_dir: Path,
+    *,
+    clock: Callable[[], datetime] = utc_now,
+    verify: bool = False,
 ) -> TenantStatus:
     """The status of one tenant's index, computed from its state database, its index
-    directory and its lock, at ``clock()``."""
+    directory and its lock, at ``clock()``.
+
+    Opening checks the state database (``PRAGMA quick_check``) and the live generation's
+    files against their checksums; ``verify`` runs SQLite's full ``integrity_check``
+    instead and lists what was found sound in ``verified``.
+    """
     now = clock()
     problems: list[str] = []
+    public: list[str] = []
+    verified: list[str] = []
     last_success: SyncRun | None = None
     latest: SyncRun | None = None
     capabilities: Mapping[str, Any] | None = None
-    if state_db_path(data_dir, tenant.name).is_file():
+    database = state_db_path(data_dir, tenant.name)
+    if database.is_file():
+        check: IntegrityCheck = "full" if verify else "quick"
         try:
-            with StateStore.for_tenant(data_dir, tenant.name, clock=clock) as state:
+            with StateStore.for_tenant(data_dir, tenant.name, clock=clock, check=check) as state:
                 last_success = state.last_successful_run()
                 latest = state.latest_run()
                 stored = state.get_capabilities()
                 capabilities = dict(stored.data) if stored is not None else None
+            verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
             problems.append(f"state database: {exc}")
+            public.append(f"state database: {public_detail(exc)}")
 
     documents = {key: 0 for key in DOCUMENT_KEYS.values()}
     index_bytes: int | None = None
@@ -155,13 +178,20 @@ def tenant_status(
             index_bytes = stats.bytes_on_disk
             for kind in KINDS:
                 documents[DOCUMENT_KEYS[kind]] = int(stats.documents_per_kind.get(kind, 0))
+            if verify:
+                verified.append(_verify_files(directory.generation_path(stats.generation)))
     except IndexUnavailableError as exc:
         problems.append(f"index: {exc}")
+        public.append(f"index: {public_detail(exc)}")
     if last_success is not None and generation is None and not problems:
         problems.append(
             f"index: no index generation is published under {directory.root} although a "
             "sync succeeded (its files were removed?); the next sync or `opindex rebuild` "
             "builds a new one"
+        )
+        public.append(
+            "index: no index generation is published although a sync succeeded; the next "
+            "sync or `opindex rebuild` builds a new one"
         )
 
     last_sync_at = last_success.finished_at if last_success is not None else None
@@ -177,6 +207,7 @@ def tenant_status(
         last_error = latest.error or latest.outcome
     elif latest is not None and latest.outcome == "running" and not syncing:
         last_error = "interrupted: the process running the sync ended before it finished"
+        last_error += _full_disk_hint(data_dir)
     return TenantStatus(
         tenant=tenant.name,
         state="syncing" if syncing else freshness,
@@ -192,6 +223,37 @@ def tenant_status(
         capabilities=capabilities,
         syncing=holder,
         problems=tuple(problems),
+        public_problems=tuple(public),
+        verified=tuple(verified) if verify else (),
+    )
+
+
+FULL_DISK_BYTES = 1024 * 1024
+"""Free space below which status suspects a full disk stopped a run unrecorded."""
+
+
+def _full_disk_hint(data_dir: Path) -> str:
+    """ " (the file system … is full …)" when little space is left, else ""."""
+    try:
+        stats = os.statvfs(data_dir)
+    except OSError:
+        return ""
+    free = stats.f_bavail * stats.f_frsize
+    if free >= FULL_DISK_BYTES:
+        return ""
+    return f" (the file system holding {data_dir} is full: {free} bytes free)"
+
+
+def _verify_files(path: Path) -> str:
+    """Verify every file of the generation at *path* again; one line saying so."""
+    found = checksums.verify(path)
+    if not found.recorded:
+        return (
+            f"index generation {path.name}: no checksums recorded yet (the next sync records them)"
+        )
+    return (
+        f"index generation {path}: {found.files} files ({found.bytes} bytes) match the "
+        "checksums of its last commit"
     )
 
 

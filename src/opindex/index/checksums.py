@@ -1,0 +1,273 @@
+"""Checksums of every file of an index generation, recorded at commit, and damage marks.
+
+After each commit (once the writer's merges have finished and the directory is quiet)
+the writer records the size and SHA-256 of every regular file of the generation in
+``checksums.json``, atomically. Any file present then is covered, whatever wrote it:
+Tantivy's segment files and ``meta.json``, opindex's side files, files added later.
+
+Readers verify a generation against it before Tantivy reads a byte of it (a damaged
+segment file can make Tantivy panic), then only the files that appeared or changed since
+(a reload after a commit); the server's daemon re-reads every file now and then at a
+bounded rate, which finds damage that appears later. Damage found anywhere — a checksum
+mismatch, a Tantivy read error the checksums confirm, a Tantivy panic — is written to
+``DAMAGED`` in the generation, so every process stops reading it and the next sync
+builds a new generation instead of writing onto it.
+
+Files that legitimately change between two commits are not compared byte for byte:
+
+- ``meta.json`` is replaced by every commit: compared only while the recorded checksums
+  describe the commit it names (same opstamp);
+- ``.managed.json`` (Tantivy rewrites it whenever a writer creates a file) and
+  ``vocabulary.check`` (checked with the vocabulary on every read) must only exist;
+- ``vocabulary.txt`` only grows: the recorded prefix must still match.
+
+Between a commit and its checksums (a few milliseconds, or longer after a crash or a
+full disk) the recorded ones describe the previous commit: files they list that a merge
+removed are then not missing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from opindex.errors import IndexDamagedError, IndexUnavailableError
+
+CHECKSUMS_FILE: Final = "checksums.json"
+DAMAGE_FILE: Final = "DAMAGED"
+META_FILE: Final = "meta.json"
+_EXISTENCE_ONLY: Final = frozenset({".managed.json", "vocabulary.check"})
+_APPEND_ONLY: Final = frozenset({"vocabulary.txt"})
+_CHUNK: Final = 1 << 20
+_RETRIES: Final = 3
+REPAIR: Final = "the next sync builds a new generation, or run `opindex rebuild`"
+
+Pace = Callable[[int], None]
+"""Called with the bytes just read; the background verifier sleeps there to bound its rate."""
+Stamp = tuple[int, int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Checksums:
+    """What a commit recorded: the opstamp of its ``meta.json`` and each file's size
+    and SHA-256."""
+
+    opstamp: int
+    files: dict[str, tuple[int, str]]
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The outcome of a clean verification: files and bytes read, and whether any
+    checksums were recorded at all (generations written before them have none)."""
+
+    files: int
+    bytes: int
+    recorded: bool
+
+
+def _covered(name: str) -> bool:
+    return name not in (CHECKSUMS_FILE, DAMAGE_FILE) and not name.endswith(".tmp")
+
+
+def _digest(path: Path, limit: int | None = None, pace: Pace | None = None) -> str:
+    """SHA-256 of the file's first ``limit`` bytes (all of it when None)."""
+    digest = hashlib.sha256()
+    remaining = limit
+    with open(path, "rb") as handle:
+        while remaining is None or remaining > 0:
+            size = _CHUNK if remaining is None else min(_CHUNK, remaining)
+            chunk = handle.read(size)
+            if not chunk:
+                break
+            digest.update(chunk)
+            if remaining is not None:
+                remaining -= len(chunk)
+            if pace is not None:
+                pace(len(chunk))
+    return digest.hexdigest()
+
+
+def meta_opstamp(path: Path) -> int | None:
+    """The opstamp ``meta.json`` names; None when it is missing or unreadable."""
+    try:
+        meta = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+        return int(meta["opstamp"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def record(path: Path) -> Checksums:
+    """Record the checksums of every file of the generation at *path* (after a commit,
+    with no writer active). Raises IndexUnavailableError if they cannot be written."""
+    try:
+        files = {
+            entry.name: (entry.stat().st_size, _digest(Path(entry.path)))
+            for entry in os.scandir(path)
+            if entry.is_file(follow_symlinks=False) and _covered(entry.name)
+        }
+        checksums = Checksums(meta_opstamp(path) or 0, files)
+        data = {"opstamp": checksums.opstamp, "files": {k: list(v) for k, v in files.items()}}
+        _write_atomically(path / CHECKSUMS_FILE, json.dumps(data, sort_keys=True))
+    except OSError as exc:
+        raise IndexUnavailableError(f"cannot write {path / CHECKSUMS_FILE}: {exc}") from exc
+    return checksums
+
+
+def _write_atomically(target: Path, text: str) -> None:
+    temporary = target.with_name(target.name + ".tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, target)
+
+
+def read(path: Path) -> Checksums | None:
+    """The recorded checksums; None if none were recorded (an older generation).
+
+    Raises IndexDamagedError when the file exists but does not parse."""
+    try:
+        text = (path / CHECKSUMS_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise _damaged(path, CHECKSUMS_FILE, f"cannot be read ({exc})") from exc
+    try:
+        data = json.loads(text)
+        files = {
+            str(name): (int(size), str(digest)) for name, (size, digest) in data["files"].items()
+        }
+        opstamp = int(data["opstamp"])
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        raise _damaged(path, CHECKSUMS_FILE, "is not a valid checksum list") from exc
+    if any(size < 0 for size, _ in files.values()):
+        raise _damaged(path, CHECKSUMS_FILE, "is not a valid checksum list")
+    return Checksums(opstamp, files)
+
+
+def damaged_error(path: Path, file: str | None, reason: str) -> IndexDamagedError:
+    """The error naming *file* (relative to the generation at *path*) as damaged."""
+    return _damaged(path, file, reason)
+
+
+def _damaged(path: Path, file: str | None, reason: str) -> IndexDamagedError:
+    where = f"{path}/{file}" if file is not None else f"a file under {path}"
+    return IndexDamagedError(
+        f"index generation {path.name} is damaged: {where} {reason}; {REPAIR}",
+        generation=path.name,
+        file=file,
+        reason=reason,
+    )
+
+
+def _stat_stamp(path: Path) -> Stamp | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
+
+
+def verify(
+    path: Path, *, seen: dict[str, Stamp] | None = None, pace: Pace | None = None
+) -> Verification:
+    """Check the generation at *path* against its recorded checksums.
+
+    ``seen`` maps files verified before to their (inode, mtime, size): those unchanged
+    are not read again, and those verified now are added. Raises IndexDamagedError
+    naming the first file that fails (retried when a commit changed the directory
+    meanwhile)."""
+    for attempt in range(_RETRIES):
+        before = (_stat_stamp(path / CHECKSUMS_FILE), _stat_stamp(path / META_FILE))
+        try:
+            return _verify_once(path, seen, pace)
+        except IndexDamagedError:
+            after = (_stat_stamp(path / CHECKSUMS_FILE), _stat_stamp(path / META_FILE))
+            if after == before or attempt == _RETRIES - 1:
+                raise
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -> Verification:
+    checksums = read(path)
+    if checksums is None:
+        return Verification(0, 0, recorded=False)
+    opstamp = meta_opstamp(path)
+    if opstamp is None and (path / META_FILE).exists():  # replaced atomically: never torn
+        raise _damaged(path, META_FILE, "does not parse")
+    if opstamp is not None and opstamp < checksums.opstamp:  # commits only count up
+        raise _damaged(path, META_FILE, "names an older commit than its checksums")
+    current = checksums.opstamp == opstamp
+    files = read_bytes = 0
+    for name, (size, expected) in sorted(checksums.files.items()):
+        file = path / name
+        stamp = _stat_stamp(file)
+        if stamp is None:
+            if current or name == META_FILE:
+                raise _damaged(path, name, "is missing")
+            continue  # removed by a merge after a commit whose checksums are not written yet
+        if name in _EXISTENCE_ONLY or (name == META_FILE and not current):
+            continue
+        if seen is not None and seen.get(name) == stamp:
+            continue
+        actual = stamp[2]
+        if actual < size:
+            raise _damaged(
+                path, name, f"is truncated ({actual} bytes, its last commit wrote {size})"
+            )
+        if actual > size and name not in _APPEND_ONLY:
+            raise _damaged(path, name, f"has grown ({actual} bytes, its last commit wrote {size})")
+        try:
+            digest = _digest(file, size if name in _APPEND_ONLY else None, pace)
+        except OSError as exc:
+            raise _damaged(path, name, f"cannot be read ({exc.strerror or exc})") from exc
+        if digest != expected:
+            raise _damaged(path, name, "does not match the checksum recorded at its last commit")
+        files, read_bytes = files + 1, read_bytes + size
+        if seen is not None:
+            seen[name] = stamp
+    return Verification(files, read_bytes, recorded=True)
+
+
+def damage(path: Path) -> IndexDamagedError | None:
+    """The damage recorded for the generation at *path*, None if none was."""
+    try:
+        text = (path / DAMAGE_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return _damaged(path, DAMAGE_FILE, f"cannot be read ({exc.strerror or exc})")
+    try:
+        data = json.loads(text)
+        file, reason = data.get("file"), str(data["reason"])
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
+        file, reason = None, "was marked damaged"
+    return _damaged(path, file if isinstance(file, str) else None, reason)
+
+
+def mark_damaged(path: Path, error: IndexDamagedError) -> None:
+    """Record *error* in the generation, so no process reads it again (best effort: a
+    read-only directory keeps the damage unrecorded, and it is found again)."""
+    if not path.is_dir():
+        return
+    data = {
+        "file": error.file,
+        "reason": error.reason,
+        "found_at": datetime.now(UTC).isoformat(),
+    }
+    try:
+        _write_atomically(path / DAMAGE_FILE, json.dumps(data))
+    except OSError:
+        return
+
+
+def tantivy_damage(path: Path, detail: str) -> IndexDamagedError:
+    """The damage to record when Tantivy panicked on a generation whose checksums hold."""
+    return _damaged(path, None, f"made Tantivy fail ({detail[:200]})")
