@@ -130,10 +130,15 @@ def test_a_commit_the_analysis_missed_is_an_unavailable_index(tmp_path: Path) ->
     index = TenantIndex.create(tmp_path / "index")
     index.upsert([work_package(1, "budget")])
     index.commit()
-    path = index.directory.generation_path(index.generation) / DIRECTORY / MANIFEST
-    manifest = json.loads(path.read_text(encoding="utf-8"))
-    manifest["opstamp"] -= 1  # as if the process died between the two commits
-    path.write_text(json.dumps(manifest), encoding="utf-8")
+    generation = index.directory.generation_path(index.generation)
+    kept = {
+        name: (generation / name).read_bytes()
+        for name in (f"{DIRECTORY}/{MANIFEST}", "checksums.json")
+    }
+    index.upsert([work_package(2, "budget plan")])
+    index.commit()
+    for name, data in kept.items():  # as if the process died right after Tantivy's commit
+        (generation / name).write_bytes(data)
     with pytest.raises(IndexUnavailableError, match="interrupted commit"):
         TenantIndex(tmp_path / "index").ranked(parse_query("budget"), "work_package")
 

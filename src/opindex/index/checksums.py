@@ -15,8 +15,9 @@ builds a new generation instead of writing onto it.
 
 Files that legitimately change between two commits are not compared byte for byte:
 
-- ``meta.json`` is replaced by every commit: compared only while the recorded checksums
-  describe the commit it names (same opstamp);
+- ``meta.json`` and ``analysis/manifest.json`` are replaced by every commit: compared
+  only while the recorded checksums describe the commit meta.json names (same opstamp);
+  the manifest holds the checksums of the analysis store's own (immutable) files;
 - ``.managed.json`` (Tantivy rewrites it whenever a writer creates a file) and
   ``vocabulary.check`` (checked with the vocabulary on every read) must only exist;
 - ``vocabulary.txt`` only grows: the recorded prefix must still match.
@@ -42,6 +43,9 @@ from opindex.errors import IndexDamagedError, IndexUnavailableError
 CHECKSUMS_FILE: Final = "checksums.json"
 DAMAGE_FILE: Final = "DAMAGED"
 META_FILE: Final = "meta.json"
+ANALYSIS_MANIFEST: Final = "analysis/manifest.json"
+"""The analysis store's manifest (it holds the checksums of the store's other files)."""
+_PER_COMMIT: Final = frozenset({META_FILE, ANALYSIS_MANIFEST})
 _EXISTENCE_ONLY: Final = frozenset({".managed.json", "vocabulary.check"})
 _APPEND_ONLY: Final = frozenset({"vocabulary.txt"})
 _CHUNK: Final = 1 << 20
@@ -112,6 +116,9 @@ def record(path: Path) -> Checksums:
             for entry in os.scandir(path)
             if entry.is_file(follow_symlinks=False) and _covered(entry.name)
         }
+        if (path / ANALYSIS_MANIFEST).is_file():
+            manifest = path / ANALYSIS_MANIFEST
+            files[ANALYSIS_MANIFEST] = (manifest.stat().st_size, _digest(manifest))
         checksums = Checksums(meta_opstamp(path) or 0, files)
         data = {"opstamp": checksums.opstamp, "files": {k: list(v) for k, v in files.items()}}
         _write_atomically(path / CHECKSUMS_FILE, json.dumps(data, sort_keys=True))
@@ -210,10 +217,10 @@ def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -
         file = path / name
         stamp = _stat_stamp(file)
         if stamp is None:
-            if current or name == META_FILE:
+            if current or name in _PER_COMMIT:
                 raise _damaged(path, name, "is missing")
             continue  # removed by a merge after a commit whose checksums are not written yet
-        if name in _EXISTENCE_ONLY or (name == META_FILE and not current):
+        if name in _EXISTENCE_ONLY or (name in _PER_COMMIT and not current):
             continue
         if seen is not None and seen.get(name) == stamp:
             continue

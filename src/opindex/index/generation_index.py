@@ -172,6 +172,17 @@ class GenerationIndex:
             check_integrity(path)  # a damaged version file is damage, not another version
             raise
         check_integrity(path, self._verified)  # before Tantivy reads a byte of it
+        self.analysis = AnalysisStore(path)
+        with analysis_errors(path):
+            analysed = self.analysis.manifest()["opstamp"]
+            if analysed == self.opstamp():
+                self.analysis.view()  # maps and verifies the analysis files, before Tantivy
+        if analysed != self.opstamp():
+            raise IndexUnavailableError(
+                f"index at {path}: its analysis describes commit {analysed}, the index is at "
+                f"commit {self.opstamp()} (an interrupted commit); the next sync builds a new "
+                "index"
+            )
         if not (path / VOCABULARY_FILE).is_file():
             raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
         if not tantivy.Index.exists(str(path)):
@@ -184,15 +195,6 @@ class GenerationIndex:
         self._stamp = _meta_stamp(path)
         self._reload_count = 0
         self._vocabulary = VocabularyReader(path)
-        self.analysis = AnalysisStore(path)
-        with analysis_errors(path):
-            analysed = self.analysis.manifest()["opstamp"]
-        if analysed != self.opstamp():
-            raise IndexUnavailableError(
-                f"index at {path}: its analysis describes commit {analysed}, the index is at "
-                f"commit {self.opstamp()} (an interrupted commit); the next sync builds a new "
-                "index"
-            )
         self._record_cache = record_cache
         self._records = RecordCache(record_cache)
 

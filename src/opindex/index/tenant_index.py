@@ -283,9 +283,9 @@ class TenantIndex:
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
                 self._release_writer(rollback=False)  # waits for merges: the files settle
+                analysis.commit(generation.opstamp())
                 checksums.record(generation.path)
                 generation.refresh(force=True)
-                analysis.commit(generation.opstamp())
             else:
                 generation = self._generation()
             return CommitInfo(
