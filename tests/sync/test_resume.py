@@ -1,0 +1,141 @@
+"""A full sync killed (SIGKILL) at random points resumes from its last checkpoint.
+
+Real ``python -m opindex sync`` processes against a real sandbox with 5,000 work
+packages: each run is killed after a random number of work packages was read. Before
+every next run the test reads which work packages the checkpoint holds and then checks,
+from the sandbox's request log, that the next run did not read any of them again.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from tests.support.sandbox import MEMBER_KEY, CorpusBuilder, SandboxHandle, running_sandbox
+from tests.sync.conftest import expected_ids, user_of, write_config
+
+from opindex import cli
+from opindex.index import TenantIndex
+from opindex.state import StateStore
+from opindex.sync import index_directory
+
+WORK_PACKAGES = 5_000
+ACTIVITIES = re.compile(r"^/api/v3/work_packages/(\d+)/activities$")
+
+
+def _corpus() -> dict[str, Any]:
+    builder = CorpusBuilder()
+    builder.add_project(4, identifier="board", name="Board", members=[1])
+    for wp_id in range(1, WORK_PACKAGES + 1):
+        builder.add_work_package(
+            wp_id,
+            project=(1, 2, 3, 4)[wp_id % 4],
+            subject=f"Task {wp_id}",
+            updatedAt=f"2026-03-{1 + wp_id % 28:02d}T09:{wp_id % 60:02d}:00Z",
+        )
+    builder.add_wiki_page(1, project=1, title="Runbook", text="Rotate the keys.")
+    return builder.build()
+
+
+def _activity_reads(sandbox: SandboxHandle) -> list[int]:
+    """Ids of the work packages whose activities were requested, one per request."""
+    reads: list[int] = []
+    for path, count in sandbox.stats()["by_path"].items():
+        match = ACTIVITIES.match(path)
+        if match:
+            reads += [int(match.group(1))] * count
+    return reads
+
+
+def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 240.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _committed(data_dir: Path) -> set[int]:
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        return set(state.checkpoint_records("work_package"))
+
+
+@pytest.mark.slow
+def test_a_full_sync_killed_three_times_resumes_and_ends_exact(
+    tmp_path: Path,
+) -> None:
+    seed = random.SystemRandom().randrange(1 << 30)
+    rng = random.Random(seed)
+    corpus = _corpus()
+    bob = user_of(corpus, MEMBER_KEY)
+    visible = expected_ids(corpus, bob, "work_package")
+    assert len(visible) >= 3_500
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with running_sandbox(corpus, wiki_list=True) as sandbox:
+        config = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)])
+        data_dir = tmp_path / "data"
+        command = [sys.executable, "-m", "opindex", "sync", "--config", str(config)]
+        total_reads = 0
+        committed: set[int] = set()
+        for attempt in range(3):
+            before = _committed(data_dir) if attempt else set()
+            assert before >= committed, f"seed {seed}: a checkpoint lost records"
+            committed = before
+            sandbox.reset_stats()
+            stop_after = rng.randrange(600, 1400)
+            victim = subprocess.Popen(
+                command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+            )
+            try:
+                _wait_for(
+                    lambda: len(_activity_reads(sandbox)) >= stop_after,
+                    f"run {attempt + 1} to read {stop_after} work packages (seed {seed})",
+                )
+            finally:
+                victim.send_signal(signal.SIGKILL)
+                victim.wait(timeout=60)
+            reads = _activity_reads(sandbox)
+            total_reads += len(reads)
+            again = committed & set(reads)
+            assert not again, f"seed {seed}: run {attempt + 1} re-read {sorted(again)[:5]}"
+            if attempt == 1:  # between kills: one committed record deleted, one added
+                doomed = min(_committed(data_dir) & visible)
+                sandbox.mutate("delete", "work_packages", {"id": doomed})
+                visible.discard(doomed)
+                new = {"id": 9_001, "project": 1, "subject": "Added between kills"}
+                sandbox.mutate(
+                    "upsert", "work_packages", {**new, "type": 1, "status": 1, "author": 1}
+                )
+                visible.add(9_001)
+
+        committed = _committed(data_dir)
+        assert len(committed) >= 3 * 500 - 500, f"seed {seed}: too little was committed"
+        sandbox.reset_stats()
+        finish = subprocess.run(command, capture_output=True, text=True, env=env, timeout=600)
+        assert finish.returncode == cli.EXIT_OK, finish.stderr
+        reads = _activity_reads(sandbox)
+        total_reads += len(reads)
+        assert not committed & set(reads) - {9_001}, f"seed {seed}: the last run re-read"
+        assert set(reads) >= visible - committed
+
+    with TenantIndex(index_directory(data_dir, "acme")) as index:
+        ids = index.all_ids("work_package")
+    assert len(ids) == len(set(ids))
+    assert set(ids) == visible, f"seed {seed}"
+    # Each kill may lose at most one checkpoint interval (500) plus the chunk and the
+    # requests in flight; nothing else is read twice.
+    assert total_reads <= len(visible) + 3 * (500 + 100 + 8), f"seed {seed}"
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        assert state.get_checkpoint() is None
+        assert set(state.known_records("work_package")) == visible
+        outcomes = [run.outcome for run in reversed(state.recent_runs())]
+    assert outcomes == ["interrupted", "interrupted", "interrupted", "succeeded"]
