@@ -8,6 +8,7 @@ from the sandbox's request log, that the next run did not read any of them again
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
 import re
@@ -24,7 +25,10 @@ from tests.support.sandbox import MEMBER_KEY, CorpusBuilder, SandboxHandle, runn
 from tests.sync.conftest import expected_ids, user_of, write_config
 
 from opindex import cli
+from opindex.config import load_config_file
+from opindex.envelope import SearchRequest
 from opindex.index import TenantIndex
+from opindex.service.facade import Service
 from opindex.state import StateStore
 from opindex.sync import index_directory
 
@@ -69,6 +73,14 @@ def _committed(data_dir: Path) -> set[int]:
         return set(state.checkpoint_records("work_package"))
 
 
+async def _search_notes(config_path: Path) -> list[str]:
+    """The notes of a search while no index is published yet (it goes live)."""
+    async with Service.from_config(load_config_file(config_path)) as service:
+        response = await service.search(SearchRequest(kind="work_package", query="task"))
+    assert response.meta.source == "live"
+    return response.meta.notes
+
+
 @pytest.mark.slow
 def test_a_full_sync_killed_three_times_resumes_and_ends_exact(
     tmp_path: Path,
@@ -97,7 +109,7 @@ def test_a_full_sync_killed_three_times_resumes_and_ends_exact(
             )
             try:
                 _wait_for(
-                    lambda: len(_activity_reads(sandbox)) >= stop_after,
+                    lambda target=stop_after: len(_activity_reads(sandbox)) >= target,
                     f"run {attempt + 1} to read {stop_after} work packages (seed {seed})",
                 )
             finally:
@@ -107,6 +119,12 @@ def test_a_full_sync_killed_three_times_resumes_and_ends_exact(
             total_reads += len(reads)
             again = committed & set(reads)
             assert not again, f"seed {seed}: run {attempt + 1} re-read {sorted(again)[:5]}"
+            if attempt == 0:
+                notes = asyncio.run(_search_notes(config))
+                assert any(
+                    "a full sync is in progress" in note and "answered live" in note
+                    for note in notes
+                ), notes
             if attempt == 1:  # between kills: one committed record deleted, one added
                 doomed = min(_committed(data_dir) & visible)
                 sandbox.mutate("delete", "work_packages", {"id": doomed})
