@@ -21,6 +21,7 @@ from mcp.server.mcpserver import MCPServer
 
 from opindex.errors import ConfigError
 from opindex.mcp.app_state import AppState
+from opindex.webhooks.receiver import WebhookReceiver
 
 logger = logging.getLogger(__name__)
 
@@ -74,11 +75,13 @@ async def serve_http(
     port: int,
     *,
     on_ready: Callable[[str], None] | None = None,
+    webhooks: WebhookReceiver | None = None,
 ) -> None:
     """Serve streamable HTTP on ``host``:``port`` until SIGINT/SIGTERM.
 
     ``on_ready`` gets the endpoint URL once the server accepts connections (after the
-    lifespan started). Raises ConfigError if the address cannot be bound.
+    lifespan started). ``webhooks`` adds the tenants' webhook endpoints and runs their
+    re-fetch workers while serving. Raises ConfigError if the address cannot be bound.
     """
     if not is_loopback(host):
         logger.warning(
@@ -89,6 +92,8 @@ async def serve_http(
     sock = bind_socket(host, port)
     url = endpoint_url(host, sock.getsockname()[1])
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    if webhooks is not None:
+        app.router.routes.extend(webhooks.routes())
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -97,7 +102,8 @@ async def serve_http(
     )
     uvicorn_server = _StoppableServer(config, lambda: on_ready(url) if on_ready else None)
     try:
-        await uvicorn_server.serve(sockets=[sock])
+        async with webhooks or contextlib.nullcontext():
+            await uvicorn_server.serve(sockets=[sock])
     finally:
         sock.close()
     if uvicorn_server.startup_failed:
