@@ -71,13 +71,14 @@ async def sync_by_manifest(
     *,
     resumed: Mapping[int, RecordVersion] | None = None,
     checkpoint: Checkpoint | None = None,
+    chunk: int = IDS_PER_REQUEST,
 ) -> ManifestResult:
     """Bring the indexed work packages in line with the manifest.
 
     ``resumed``: the versions a checkpointed, unpublished generation already holds (a
     resumed full sync); those still current are kept, not read again. Otherwise the
     known records are the base, and a full run (or one that cannot trust them) re-reads
-    everything listed. ``checkpoint`` is awaited after every chunk fetched.
+    everything listed. ``checkpoint`` is awaited after every ``chunk`` ids fetched.
     """
     manifest = await list_manifest(session)
     server_time = session.client.server_date
@@ -105,11 +106,12 @@ async def sync_by_manifest(
             len(changed),
         )
     found: set[int] = set()
-    for start in range(0, len(todo), IDS_PER_REQUEST):
-        chunk = todo[start : start + IDS_PER_REQUEST]
-        found |= await fetch_work_packages(session, chunk)
+    step = max(1, min(chunk, IDS_PER_REQUEST))
+    for start in range(0, len(todo), step):
+        ids = todo[start : start + step]
+        found |= await fetch_work_packages(session, ids)
         if checkpoint is not None:
-            await checkpoint(start + len(chunk), len(current), len(manifest))
+            await checkpoint(start + len(ids), len(current), len(manifest))
     removed = await session.remove(KIND, sorted(set(todo) - found))
     removed += await remove_vanished(session, manifest.keys())
     return ManifestResult(len(manifest), len(added), len(changed), removed, server_time)

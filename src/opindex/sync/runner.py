@@ -57,6 +57,7 @@ from opindex.sync.report import SyncReport
 from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
 from opindex.sync.sweep import SWEEP_RESOURCE, sweep_due
 from opindex.sync.wiki import sync_wiki
+from opindex.sync.work_packages import IDS_PER_REQUEST
 
 logger = logging.getLogger(__name__)
 
@@ -361,6 +362,7 @@ async def _read_everything(
         session,
         resumed=resume.versions if resume is not None else None,
         checkpoint=checkpointer,
+        chunk=checkpointer.every_records if checkpointer is not None else IDS_PER_REQUEST,
     )
     if manifest.server_time is not None:
         # Kept for reports only; never ahead of the server's clock minus the margin.

@@ -26,6 +26,7 @@ from opindex.state import (
     state_db_path,
 )
 from opindex.state.models import utc_now
+from opindex.state.progress_records import Checkpoint, ManifestSummary
 from opindex.sync.locations import index_directory
 
 Freshness = Literal["fresh", "stale", "missing"]
@@ -83,6 +84,9 @@ class TenantStatus:
     capabilities: Mapping[str, Any] | None
     syncing: LockHolder | None = None
     problems: tuple[str, ...] = field(default=())
+    manifest: ManifestSummary | None = None
+    webhooks: Mapping[str, int] = field(default_factory=dict)
+    checkpoint: Checkpoint | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (timestamps as ISO 8601 UTC strings)."""
@@ -118,6 +122,9 @@ class TenantStatus:
                 "since": _iso(self.syncing.since),
             },
             "problems": list(self.problems),
+            "manifest": _manifest_json(self.manifest),
+            "webhooks": dict(self.webhooks),
+            "full_sync_checkpoint": _checkpoint_json(self.checkpoint),
         }
 
 
@@ -131,6 +138,9 @@ def tenant_status(
     last_success: SyncRun | None = None
     latest: SyncRun | None = None
     capabilities: Mapping[str, Any] | None = None
+    manifest: ManifestSummary | None = None
+    webhooks: dict[str, int] = {}
+    checkpoint: Checkpoint | None = None
     if state_db_path(data_dir, tenant.name).is_file():
         try:
             with StateStore.for_tenant(data_dir, tenant.name, clock=clock) as state:
@@ -138,6 +148,9 @@ def tenant_status(
                 latest = state.latest_run()
                 stored = state.get_capabilities()
                 capabilities = dict(stored.data) if stored is not None else None
+                manifest = state.get_manifest_summary()
+                webhooks = {name: c.count for name, c in state.webhook_counts().items()}
+                checkpoint = state.get_checkpoint()
         except StateError as exc:
             problems.append(f"state database: {exc}")
 
@@ -192,6 +205,9 @@ def tenant_status(
         capabilities=capabilities,
         syncing=holder,
         problems=tuple(problems),
+        manifest=manifest,
+        webhooks=webhooks,
+        checkpoint=checkpoint,
     )
 
 
@@ -206,3 +222,31 @@ def _freshness(
 
 def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
+
+
+def _manifest_json(manifest: ManifestSummary | None) -> dict[str, Any] | None:
+    if manifest is None:
+        return None
+    return {
+        "run_id": manifest.run_id,
+        "finished_at": _iso(manifest.finished_at),
+        "listed": manifest.listed,
+        "added": manifest.added,
+        "changed": manifest.changed,
+        "removed": manifest.removed,
+        "server_time": _iso(manifest.server_time),
+    }
+
+
+def _checkpoint_json(checkpoint: Checkpoint | None) -> dict[str, Any] | None:
+    if checkpoint is None:
+        return None
+    return {
+        "generation": checkpoint.generation,
+        "kind": checkpoint.run_kind,
+        "started_at": _iso(checkpoint.started_at),
+        "records_done": checkpoint.records_done,
+        "records_total": checkpoint.records_total,
+        "checkpoints": checkpoint.checkpoints,
+        "updated_at": _iso(checkpoint.updated_at),
+    }
