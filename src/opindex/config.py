@@ -72,7 +72,8 @@ class TenantConfig:
     - ``max_staleness_seconds``: an index whose last successful sync is older than this is
       stale, and searches take the live path.
     - ``wiki_refresh_interval_seconds``: every known wiki page is re-read within this
-      interval (wiki pages have no server-side change feed).
+      interval (wiki pages have no server-side change feed), and a discovery pass over
+      the gaps between known page ids runs once per interval.
     - ``deletion_sweep_interval_seconds``: how often the full id lists are compared with the
       known ids to find deleted or no longer visible records.
     - ``sync_safety_margin_seconds``: an incremental sync asks for changes since the
@@ -88,7 +89,7 @@ class TenantConfig:
     auth: AuthScheme = "basic"
     sync_interval_seconds: int = 900
     max_staleness_seconds: int = 3600
-    wiki_refresh_interval_seconds: int = 86400
+    wiki_refresh_interval_seconds: int = 3600
     deletion_sweep_interval_seconds: int = 3600
     sync_safety_margin_seconds: int = 300
     thesaurus_path: Path | None = None
@@ -284,7 +285,7 @@ much larger values overflow date arithmetic."""
 _TENANT_INTEGERS = {
     "sync_interval_seconds": (900, 1),
     "max_staleness_seconds": (3600, 1),
-    "wiki_refresh_interval_seconds": (86400, 1),
+    "wiki_refresh_interval_seconds": (3600, 1),
     "deletion_sweep_interval_seconds": (3600, 1),
     "sync_safety_margin_seconds": (300, 0),
 }
