@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from opindex.config import load_config_file
-from opindex.errors import ConfigError
+from opindex.errors import ConfigError, InvalidArgumentError
+from opindex.sandbox.options import SandboxOptions
 from opindex.webhooks.events import Targets, targets_of
 from opindex.webhooks.signature import sign, signature_matches
 
@@ -117,3 +118,13 @@ def test_bad_webhook_settings_are_refused_with_the_key(
     with pytest.raises(ConfigError, match=message) as caught:
         load_config_file(_config(tmp_path, *tenants))
     assert "abcdefgh" not in str(caught.value)
+
+
+def test_sandbox_webhook_options_are_checked(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.json"
+    with pytest.raises(InvalidArgumentError, match="needs a webhook URL"):
+        SandboxOptions(corpus_path=corpus, webhook_secret="abcdefgh12")
+    with pytest.raises(InvalidArgumentError, match="http"):
+        SandboxOptions(corpus_path=corpus, webhook_url="ftp://example.org/hook")
+    options = SandboxOptions(corpus_path=corpus, webhook_url="http://127.0.0.1:9/h")
+    assert options.webhook_secret is None
