@@ -30,7 +30,7 @@ from opindex.envelope import SearchRequest
 from opindex.index import TenantIndex
 from opindex.service.facade import Service
 from opindex.state import StateStore
-from opindex.sync import index_directory
+from opindex.sync import index_directory, rebuild_tenant, sync_tenant
 
 WORK_PACKAGES = 5_000
 ACTIVITIES = re.compile(r"^/api/v3/work_packages/(\d+)/activities$")
@@ -157,3 +157,46 @@ def test_a_full_sync_killed_three_times_resumes_and_ends_exact(
         assert set(state.known_records("work_package")) == visible
         outcomes = [run.outcome for run in reversed(state.recent_runs())]
     assert outcomes == ["interrupted", "interrupted", "interrupted", "succeeded"]
+
+
+async def test_an_interrupted_rebuild_keeps_the_previous_index_serving_and_resumes(
+    sandbox: SandboxHandle, corpus: dict[str, Any], tmp_path: Path
+) -> None:
+    config_path = write_config(tmp_path, [("acme", sandbox, MEMBER_KEY)])
+    config = load_config_file(config_path)
+    tenant, data_dir = config.tenants[0], config.data_dir
+    first = await sync_tenant(tenant, data_dir)
+    visible = expected_ids(corpus, user_of(corpus, MEMBER_KEY), "work_package")
+    last = max(visible)
+    sandbox.fault(f"/api/v3/work_packages/{last}/activities", hang=30)
+    sandbox.reset_stats()
+    rebuild = asyncio.create_task(rebuild_tenant(tenant, data_dir, checkpoint_records=5))
+    while not sandbox.stats()["by_path"].get(f"/api/v3/work_packages/{last}/activities"):
+        assert not rebuild.done(), rebuild
+        await asyncio.sleep(0.02)
+    rebuild.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await rebuild
+    sandbox.clear_faults()
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        checkpoint = state.get_checkpoint()
+    assert checkpoint is not None and checkpoint.run_kind == "rebuild"
+
+    async with Service.from_config(config) as service:
+        response = await service.search(SearchRequest(kind="work_package", query="certificate"))
+    assert response.meta.source == "index" and response.results
+    assert any(
+        "a full sync is in progress" in note and "the previous index serves" in note
+        for note in response.meta.notes
+    ), response.meta.notes
+    assert index_directory(data_dir, "acme").current() == first.generation
+
+    sandbox.reset_stats()
+    resumed = await sync_tenant(tenant, data_dir)  # a plain sync continues the rebuild
+    assert resumed.kind == "rebuild" and resumed.reason.startswith("resuming")
+    assert resumed.generation != first.generation
+    assert index_directory(data_dir, "acme").current() == resumed.generation
+    reads = _activity_reads(sandbox)
+    assert len(reads) < len(visible)  # the checkpointed part was not read again
+    with TenantIndex(index_directory(data_dir, "acme")) as index:
+        assert set(index.all_ids("work_package")) == visible

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from opindex.index import IndexDirectory, TenantIndex
+from opindex.index.generations import generation_number
 from opindex.state import RecordVersion, RunKind, StateStore
 from opindex.state.progress_records import Checkpoint
 from opindex.sync.changes import PendingChanges
@@ -67,7 +68,9 @@ def find_resume(state: StateStore, directory: IndexDirectory, tenant: str) -> Re
         state.clear_checkpoint()
         return None
     live = directory.current()
-    if live is not None and live >= checkpoint.generation:
+    if live is not None and (generation_number(live) or 0) >= (
+        generation_number(checkpoint.generation) or 0
+    ):
         state.clear_checkpoint()
         return None
     return Resume(checkpoint, state.checkpoint_records(KIND))
