@@ -13,7 +13,6 @@ failed); a crash between the two commits is detected and repaired by the next ru
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,17 +26,15 @@ from opindex.config import TenantConfig
 from opindex.errors import (
     AuthenticationError,
     IndexUnavailableError,
-    OpindexError,
     StateCorruptError,
 )
-from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
+from opindex.index import IndexDirectory, TenantIndex
 from opindex.index.generations import generation_number
 from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.search.document import KINDS
-from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_lock
+from opindex.state import RunKind, StateStore, tenant_lock
 from opindex.state.models import utc_now
 from opindex.state.paths import move_aside, state_db_path
-from opindex.state.progress_records import ManifestSummary
 from opindex.sync import work_packages
 from opindex.sync.changes import PROJECT, PendingChanges, load_known
 from opindex.sync.checkpoints import (
@@ -54,6 +51,7 @@ from opindex.sync.plan import SyncPlan, decide
 from opindex.sync.progress import NullProgress, SyncProgress
 from opindex.sync.projects import sync_projects
 from opindex.sync.report import SyncReport
+from opindex.sync.run_end import abandon_run, commit_run, record_failure
 from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
 from opindex.sync.sweep import SWEEP_RESOURCE, sweep_due
 from opindex.sync.wiki import sync_wiki
@@ -267,12 +265,14 @@ async def _run(
                 tenant, client, index, state, plan, options, started_at, changes
             )
             manifest = await _read_everything(session, plan, state, resume, checkpointer)
-        return await _commit(tenant, index, state, plan, run.id, session, manifest, options.clock)
+        return await commit_run(
+            tenant, index, state, plan, run.id, session, manifest, options.clock
+        )
     except BaseException as exc:
         # Record first: abandoning awaits a thread, and a second cancellation (a server
         # shutting down) could cut it short and leave the run "running".
-        _record_failure(state, run.id, exc, changes, client.request_count)
-        await _abandon(index, plan, keep=checkpointer is not None and checkpointer.count > 0)
+        record_failure(state, run.id, exc, changes, client.request_count)
+        await abandon_run(index, plan, keep=checkpointer is not None and checkpointer.count > 0)
         raise
     finally:
         index.close()
@@ -383,86 +383,3 @@ async def _read_everything(
     )
     changes.high_water[SWEEP_RESOURCE] = session.started_at
     return manifest
-
-
-async def _commit(
-    tenant: TenantConfig,
-    index: TenantIndex,
-    state: StateStore,
-    plan: SyncPlan,
-    run_id: int,
-    session: SyncSession,
-    manifest: ManifestResult,
-    clock: Clock,
-) -> SyncReport:
-    changes, requests = session.changes, session.client.request_count
-    session.progress.phase(tenant.name, "committing")
-    info = await asyncio.to_thread(index.commit)
-    if plan.new_generation:
-        await asyncio.to_thread(index.publish)
-    finished_at = clock()
-    counts = changes.counts()
-
-    def record() -> SyncRun:
-        with state.transaction():
-            changes.apply(state)
-            state.set_index_pointer(
-                IndexPointer(info.generation, SCHEMA_VERSION, info.opstamp, finished_at)
-            )
-            if plan.new_generation:
-                state.clear_checkpoint()
-            state.set_manifest_summary(
-                ManifestSummary(
-                    run_id,
-                    finished_at,
-                    manifest.listed,
-                    manifest.added,
-                    manifest.changed,
-                    manifest.removed,
-                    manifest.server_time,
-                )
-            )
-            return state.finish_run(
-                run_id, counts=counts, requests=requests, index_opstamp=info.opstamp
-            )
-
-    # Off the event loop: a large run stores many known records in this transaction.
-    run = await asyncio.to_thread(record)
-    stats = await asyncio.to_thread(index.stats)
-    return SyncReport(
-        tenant=tenant.name,
-        run_id=run_id,
-        kind=plan.run_kind,
-        reason=plan.reason,
-        started_at=run.started_at,
-        finished_at=run.finished_at or finished_at,
-        counts=counts,
-        documents=dict(stats.documents_per_kind),
-        requests=requests,
-        swept=True,
-        generation=info.generation,
-        opstamp=info.opstamp,
-    )
-
-
-async def _abandon(index: TenantIndex, plan: SyncPlan, *, keep: bool) -> None:
-    """Drop uncommitted writes; remove an unpublished fresh generation unless ``keep``
-    (it holds checkpoints the next run continues from)."""
-    with contextlib.suppress(OpindexError, OSError):
-        if plan.new_generation and not keep:
-            await asyncio.to_thread(index.discard)
-        else:
-            await asyncio.to_thread(index.rollback)
-
-
-def _record_failure(
-    state: StateStore, run_id: int, exc: BaseException, changes: PendingChanges, requests: int
-) -> None:
-    interrupted = isinstance(exc, KeyboardInterrupt | asyncio.CancelledError | SystemExit)
-    reason = "interrupted" if interrupted and not str(exc) else f"{type(exc).__name__}: {exc}"
-    try:
-        state.fail_run(
-            run_id, reason, counts=changes.counts(), requests=requests, interrupted=interrupted
-        )
-    except OpindexError as state_problem:
-        logger.error("could not record the failed run %d: %s", run_id, state_problem)
