@@ -11,7 +11,7 @@ from tests.sync.conftest import Clock, expected_ids, indexed_ids, make_tenant, u
 
 from opindex.index import TenantIndex
 from opindex.state import StateStore
-from opindex.sync import index_directory, sync_tenant
+from opindex.sync import index_directory, sync_tenant, wiki_probe
 
 BOB = 2
 
@@ -96,7 +96,14 @@ async def test_unchanged_tenant_costs_few_requests_and_writes_nothing(
     report = await sync_tenant(tenant, data_dir, clock=clock)
 
     assert report.kind == "incremental"
-    assert sandbox.stats()["requests"] == report.requests <= 10
+    by_path = sandbox.stats()["by_path"]
+    assert sandbox.stats()["requests"] == report.requests
+    # users/me, projects, one manifest page, one meeting page; the wiki's share: pages due
+    # for their hourly re-read (none yet) and one batch of ids above the highest page.
+    assert by_path["/api/v3/work_packages"] == 1 and by_path["/api/v3/meetings"] == 1
+    wiki = sum(n for path, n in by_path.items() if path.startswith("/api/v3/wiki_pages/"))
+    assert wiki <= wiki_probe.FRONTIER + 1
+    assert report.requests == 4 + wiki
     assert all(c.upserted == 0 and c.deleted == 0 for c in report.counts.values())
     assert report.opstamp == first.opstamp  # nothing was written: the index did not move
     assert report.documents == first.documents
