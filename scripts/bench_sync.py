@@ -2,11 +2,15 @@
 
 For every size (documents: work packages + wiki pages + meetings of a generated corpus)
 it starts ``opindex sandbox`` on the corpus, runs a full sync as the admin account, then
-incremental syncs of the unchanged tenant (median of several), then one incremental run
-with the periodic deletion sweep due. Prints documents/s and request counts (from the
+incremental syncs of the unchanged tenant (median of several; requests beyond the fixed
+identity and project requests against the goal of <= 12 at 10k and <= 110 at 100k), then
+one incremental run after 20 changes and 5 deletions. With ``--webhook-changes N`` it then
+starts ``opindex serve --transport http --no-sync`` with a webhook for the tenant, lets the
+sandbox send signed webhooks, and measures for N changes the time from the change to the
+changed work package being in the index. Prints documents/s and request counts (from the
 sandbox's /_sandbox/stats, split by endpoint family) and writes bench-results/sync.json.
 
-    python scripts/bench_sync.py --sizes 10000
+    python scripts/bench_sync.py --sizes 10000 --webhook-changes 50
     python scripts/bench_sync.py --sizes 10000,100000 --concurrency 8 --markdown
 """
 
@@ -19,6 +23,7 @@ import re
 import select
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
@@ -27,16 +32,24 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from opindex.config import Secret, TenantConfig
+from opindex.index import TenantIndex
 from opindex.sandbox.corpus_gen import ADMIN_KEY, CorpusSize, generate_corpus, write_corpus
-from opindex.sync import NullProgress, SyncProgress, TerminalProgress, sync_tenant
+from opindex.sync import (
+    NullProgress,
+    SyncProgress,
+    TerminalProgress,
+    index_directory,
+    sync_tenant,
+)
 
+WEBHOOK_SECRET = "bench-webhook-secret"
+WEBHOOK_PATH = "/hooks/bench"
 # Documents per work package in a proportional corpus: 1 + 1/20 wiki pages + 1/25 meetings.
 DOCS_PER_WORK_PACKAGE = 1 + 1 / 20 + 1 / 25
 FAMILIES = (
@@ -62,6 +75,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--incremental-runs", type=int, default=5, help="unchanged incremental runs per size"
     )
+    parser.add_argument(
+        "--webhook-changes",
+        type=int,
+        default=0,
+        help="changes whose webhook-to-searchable latency is measured (smallest size only)",
+    )
     parser.add_argument("--out", type=Path, default=Path("bench-results/sync.json"))
     parser.add_argument(
         "--markdown", action="store_true", help="also print a Markdown table for docs/BENCHMARKS.md"
@@ -77,18 +96,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 @contextmanager
-def sandbox(corpus_path: Path, latency_ms: float) -> Iterator[str]:
+def sandbox(corpus_path: Path, latency_ms: float, webhook_url: str | None = None) -> Iterator[str]:
     """Run ``opindex sandbox`` on a free port; yields its base URL."""
     argv = [sys.executable, "-m", "opindex", "sandbox", "--corpus", str(corpus_path)]
     argv += ["--port", "0", "--latency-ms", str(latency_ms)]
+    if webhook_url is not None:
+        argv += ["--webhook-url", webhook_url, "--webhook-secret", WEBHOOK_SECRET]
+    with announced(argv, "sandbox listening on ") as url:
+        yield url
+
+
+@contextmanager
+def announced(argv: list[str], prefix: str) -> Iterator[str]:
+    """Run a server process until the block ends; yields what follows ``prefix`` on the
+    first line it prints."""
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None
         ready, _, _ = select.select([process.stdout], [], [], 600)
         line = process.stdout.readline().strip() if ready else ""
-        prefix = "sandbox listening on "
         if not line.startswith(prefix):
-            raise SystemExit(f"the sandbox did not start: {line!r}")
+            raise SystemExit(f"{argv[3]} did not start: {line!r}")
         yield line.removeprefix(prefix)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -108,35 +136,40 @@ def families(by_path: dict[str, int]) -> dict[str, int]:
     return dict(grouped)
 
 
-class _Clock:
-    def __init__(self) -> None:
-        self.offset = timedelta()
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
-    def __call__(self) -> datetime:
-        return datetime.now(UTC) + self.offset
 
-
-def bench_size(documents: int, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    """Full sync, unchanged incremental syncs, one incremental sync with the sweep."""
+def bench_size(
+    documents: int, args: argparse.Namespace, workdir: Path, *, webhooks: bool
+) -> dict[str, Any]:
+    """Full sync, unchanged incremental syncs, a changed incremental sync, webhooks."""
     work_packages = round(documents / DOCS_PER_WORK_PACKAGE)
     corpus = generate_corpus(CorpusSize.proportional(work_packages), seed=args.seed)
     corpus_path = workdir / f"corpus-{documents}.json"
     write_corpus(corpus, corpus_path)
     counts = {kind: len(corpus[kind]) for kind in ("work_packages", "wiki_pages", "meetings")}
+    wp_ids = sorted(wp["id"] for wp in corpus["work_packages"])
     del corpus
     data_dir = workdir / f"data-{documents}"
     progress: SyncProgress = TerminalProgress(sys.stderr) if sys.stderr.isatty() else NullProgress()
-    clock = _Clock()
-    with sandbox(corpus_path, args.latency_ms) as url, httpx.Client(base_url=url) as control:
+    port = free_port()
+    hook_url = f"http://127.0.0.1:{port}{WEBHOOK_PATH}" if webhooks else None
+    result: dict[str, Any] = {"corpus": counts}
+    with (
+        sandbox(corpus_path, args.latency_ms, hook_url) as url,
+        httpx.Client(base_url=url, timeout=60) as control,
+    ):
         tenant = TenantConfig(name="bench", base_url=url, api_key=Secret(ADMIN_KEY))
 
         def run(label: str) -> tuple[float, dict[str, Any], Any]:
             control.post("/_sandbox/stats/reset").raise_for_status()
             started = time.perf_counter()
             report = asyncio.run(
-                sync_tenant(
-                    tenant, data_dir, progress=progress, clock=clock, concurrency=args.concurrency
-                )
+                sync_tenant(tenant, data_dir, progress=progress, concurrency=args.concurrency)
             )
             elapsed = time.perf_counter() - started
             stats = control.get("/_sandbox/stats").raise_for_status().json()
@@ -145,52 +178,143 @@ def bench_size(documents: int, args: argparse.Namespace, workdir: Path) -> dict[
 
         full_seconds, full_stats, full = run("full sync")
         incremental = [run(f"incremental {i + 1}") for i in range(args.incremental_runs)]
-        clock.offset += timedelta(seconds=tenant.deletion_sweep_interval_seconds + 1)
-        sweep_seconds, sweep_stats, sweep = run("incremental with deletion sweep")
+        for wp_id in wp_ids[:: max(1, len(wp_ids) // 20)][:20]:
+            record = {"id": wp_id, "subject": f"Changed for the benchmark {wp_id}"}
+            mutate(control, "upsert", record)
+        for wp_id in wp_ids[-5:]:
+            mutate(control, "delete", {"id": wp_id})
+        changed_seconds, changed_stats, changed = run("incremental after 20 changes, 5 deletions")
+        if webhooks:
+            result["webhooks"] = bench_webhooks(args, workdir, url, port, data_dir, wp_ids[:-5])
 
     indexed = sum(full.documents.values())
+    unchanged_requests = [r[1]["requests"] for r in incremental]
+    beyond_fixed = [
+        requests - fixed_requests(r[1]["by_path"])
+        for r, requests in zip(incremental, unchanged_requests, strict=True)
+    ]
+    result.update(
+        {
+            "documents": indexed,
+            "full": {
+                "seconds": round(full_seconds, 2),
+                "documents_per_second": round(indexed / full_seconds, 1),
+                "requests": full_stats["requests"],
+                "requests_by_family": families(full_stats["by_path"]),
+            },
+            "incremental_unchanged": {
+                "median_seconds": round(statistics.median(r[0] for r in incremental), 3),
+                "requests": unchanged_requests,
+                "requests_beyond_identity_and_projects": beyond_fixed,
+                "requests_by_family": families(incremental[-1][1]["by_path"]),
+            },
+            "incremental_changed": {
+                "seconds": round(changed_seconds, 2),
+                "requests": changed_stats["requests"],
+                "counts": {
+                    kind: {"upserted": c.upserted, "deleted": c.deleted}
+                    for kind, c in changed.counts.items()
+                },
+                "requests_by_family": families(changed_stats["by_path"]),
+            },
+        }
+    )
+    return result
+
+
+def fixed_requests(by_path: dict[str, int]) -> int:
+    """The identity check and the project list: paid by every run whatever the size."""
+    return by_path.get("/api/v3/users/me", 0) + by_path.get("/api/v3/projects", 0)
+
+
+def mutate(control: httpx.Client, op: str, record: dict[str, Any]) -> None:
+    body = {"op": op, "kind": "work_packages", "record": record}
+    control.post("/_sandbox/mutate", json=body).raise_for_status()
+
+
+def bench_webhooks(
+    args: argparse.Namespace,
+    workdir: Path,
+    url: str,
+    port: int,
+    data_dir: Path,
+    wp_ids: list[int],
+) -> dict[str, Any]:
+    """Change work packages one after another; time each until the index holds it."""
+    config = workdir / "webhooks.toml"
+    config.write_text(
+        f'data_dir = "{data_dir}"\n\n[[tenants]]\nname = "bench"\n'
+        f'base_url = "{url}"\napi_key = "{ADMIN_KEY}"\n'
+        f'webhook_path = "{WEBHOOK_PATH}"\nwebhook_secret = "{WEBHOOK_SECRET}"\n',
+        encoding="utf-8",
+    )
+    config.chmod(0o600)
+    argv = [sys.executable, "-m", "opindex", "serve", "--config", str(config)]
+    argv += ["--transport", "http", "--port", str(port), "--no-sync"]
+    latencies: list[float] = []
+    with (
+        announced(argv, "opindex MCP server listening on "),
+        httpx.Client(base_url=url, timeout=60) as control,
+        TenantIndex(index_directory(data_dir, "bench")) as index,
+    ):
+        step = max(1, len(wp_ids) // args.webhook_changes)
+        for n, wp_id in enumerate(wp_ids[::step][: args.webhook_changes]):
+            subject = f"Webhook change {n} of work package {wp_id}"
+            started = time.perf_counter()
+            mutate(control, "upsert", {"id": wp_id, "subject": subject})
+            while True:
+                record = index.get("work_package", wp_id)
+                if record is not None and record.title == subject:
+                    break
+                if time.perf_counter() - started > 60:
+                    raise SystemExit(f"work package {wp_id} was not re-indexed within 60 s")
+                time.sleep(0.01)
+            latencies.append(time.perf_counter() - started)
+    ordered = sorted(latencies)
+    print(
+        f"  webhooks: {len(ordered)} changes, p50 {statistics.median(ordered):.2f} s, "
+        f"max {ordered[-1]:.2f} s",
+        file=sys.stderr,
+    )
     return {
-        "documents": indexed,
-        "corpus": counts,
-        "full": {
-            "seconds": round(full_seconds, 2),
-            "documents_per_second": round(indexed / full_seconds, 1),
-            "requests": full_stats["requests"],
-            "requests_by_family": families(full_stats["by_path"]),
-        },
-        "incremental_unchanged": {
-            "median_seconds": round(statistics.median(r[0] for r in incremental), 3),
-            "requests": [r[1]["requests"] for r in incremental],
-            "swept": [r[2].swept for r in incremental],
-            "requests_by_family": families(incremental[-1][1]["by_path"]),
-        },
-        "incremental_with_sweep": {
-            "seconds": round(sweep_seconds, 2),
-            "requests": sweep_stats["requests"],
-            "swept": sweep.swept,
-            "requests_by_family": families(sweep_stats["by_path"]),
-        },
+        "changes": len(ordered),
+        "seconds_min": round(ordered[0], 3),
+        "seconds_p50": round(statistics.median(ordered), 3),
+        "seconds_p90": round(ordered[int(0.9 * (len(ordered) - 1))], 3),
+        "seconds_max": round(ordered[-1], 3),
+        "within_5_s": sum(1 for value in ordered if value <= 5.0),
+        "seconds": [round(value, 3) for value in latencies],
     }
 
 
 def print_table(results: list[dict[str, Any]], markdown: bool) -> None:
     header = (
-        "| documents | full sync s | docs/s | full requests | incremental requests "
-        "(unchanged, median s) | incremental + sweep requests |"
+        "| documents | full sync s | docs/s | full requests | unchanged incremental requests "
+        "(beyond identity+projects; median s) | after 20 changes + 5 deletions: requests (s) |"
     )
-    rows = [header, "|---:|---:|---:|---:|---|---:|"]
+    rows = [header, "|---:|---:|---:|---:|---|---|"]
     for result in results:
-        full, inc, sweep = (
+        full, inc, changed = (
             result["full"],
             result["incremental_unchanged"],
-            result["incremental_with_sweep"],
+            result["incremental_changed"],
         )
         rows.append(
             f"| {result['documents']} | {full['seconds']} | {full['documents_per_second']} | "
-            f"{full['requests']} | {max(inc['requests'])} ({inc['median_seconds']} s) | "
-            f"{sweep['requests']} |"
+            f"{full['requests']} | {max(inc['requests'])} "
+            f"({max(inc['requests_beyond_identity_and_projects'])}; {inc['median_seconds']} s) | "
+            f"{changed['requests']} ({changed['seconds']} s) |"
         )
     print("\n".join(rows))
+    for result in results:
+        hooks = result.get("webhooks")
+        if hooks:
+            print(
+                f"\nwebhook to searchable, {hooks['changes']} changes: "
+                f"min {hooks['seconds_min']} s, p50 {hooks['seconds_p50']} s, "
+                f"p90 {hooks['seconds_p90']} s, max {hooks['seconds_max']} s; "
+                f"{hooks['within_5_s']} within 5 s"
+            )
     if markdown:
         print()
         for result in results:
@@ -206,7 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for size in args.sizes:
             print(f"size {size}:", file=sys.stderr)
-            results.append(bench_size(size, args, workdir))
+            webhooks = args.webhook_changes > 0 and size == min(args.sizes)
+            results.append(bench_size(size, args, workdir, webhooks=webhooks))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -97,7 +97,7 @@ def test_defaults_apply_to_omitted_keys(tmp_path: Path) -> None:
     assert tenant.auth == "basic"
     assert tenant.sync_interval_seconds == 900
     assert tenant.max_staleness_seconds == 3600
-    assert tenant.wiki_refresh_interval_seconds == 86400
+    assert tenant.wiki_refresh_interval_seconds == 3600
     assert tenant.deletion_sweep_interval_seconds == 3600
     assert tenant.sync_safety_margin_seconds == 300
     assert tenant.thesaurus == {} and tenant.thesaurus_path is None

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import subprocess
 import sys
 import time
@@ -22,7 +24,7 @@ from opindex.daemon import SyncDaemon, SyncOutcome, jitter_for
 from opindex.envelope import SearchRequest
 from opindex.mcp.server import ServerOptions, build_server
 from opindex.service import Service
-from opindex.state import is_locked
+from opindex.state import StateStore, is_locked
 from opindex.sync import tenant_status
 
 WAIT_SECONDS = 90.0
@@ -224,3 +226,31 @@ async def wait_until_locked(config: Config) -> None:
     while not is_locked(config.data_dir, "acme"):
         assert time.monotonic() < deadline, "no sync took the lock"
         await asyncio.sleep(0.05)
+
+
+async def test_stopping_the_daemon_mid_sync_is_quiet(
+    sandbox: SandboxHandle, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    sandbox.fault("/api/v3/work_packages", hang=20, count=5)
+    outcomes = Outcomes()
+    daemon = SyncDaemon(config_for(sandbox, tmp_path, 3600), on_sync=outcomes)
+    await daemon.start()
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not sandbox.stats()["by_path"].get("/api/v3/work_packages"):
+        assert time.monotonic() < deadline, "the sync never reached the work packages"
+        await asyncio.sleep(0.05)
+
+    await daemon.stop()  # what a disconnecting stdio client triggers
+    await asyncio.sleep(0)
+    gc.collect()  # an unread future exception would be reported now
+    await asyncio.sleep(0)
+
+    assert [outcome.outcome for outcome in outcomes.seen] == ["cancelled"]
+    loud = [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert loud == [], [record.getMessage() for record in loud]
+    assert "never retrieved" not in caplog.text
+    assert "Traceback" not in caplog.text
+    with StateStore.for_tenant(tmp_path / "data", "acme") as state:
+        run = state.latest_run()
+    assert run is not None and run.outcome == "interrupted"

@@ -37,6 +37,7 @@ from opindex.config_table import ConfigTable, has_control_characters
 from opindex.errors import ConfigError
 from opindex.secret import Secret as Secret  # re-exported: callers import it from here
 from opindex.state.paths import is_valid_tenant_name, tenant_directory
+from opindex.webhook_config import WEBHOOK_KEYS, WebhookConfig, check_unique_paths, parse_webhook
 
 logger = logging.getLogger(__name__)
 
@@ -71,13 +72,15 @@ class TenantConfig:
     - ``max_staleness_seconds``: an index whose last successful sync is older than this is
       stale, and searches take the live path.
     - ``wiki_refresh_interval_seconds``: every known wiki page is re-read within this
-      interval (wiki pages have no server-side change feed).
+      interval (wiki pages have no server-side change feed), and a discovery pass over
+      the gaps between known page ids runs once per interval.
     - ``deletion_sweep_interval_seconds``: how often the full id lists are compared with the
       known ids to find deleted or no longer visible records.
     - ``sync_safety_margin_seconds``: an incremental sync asks for changes since the
       high-water mark minus this margin, covering clock skew and late commits.
     - ``thesaurus``: optional word → synonyms mapping for concept expansion, loaded from
       ``thesaurus_path``.
+    - ``webhook``: where ``serve --transport http`` accepts signed OpenProject webhooks.
     """
 
     name: str
@@ -86,11 +89,12 @@ class TenantConfig:
     auth: AuthScheme = "basic"
     sync_interval_seconds: int = 900
     max_staleness_seconds: int = 3600
-    wiki_refresh_interval_seconds: int = 86400
+    wiki_refresh_interval_seconds: int = 3600
     deletion_sweep_interval_seconds: int = 3600
     sync_safety_margin_seconds: int = 300
     thesaurus_path: Path | None = None
     thesaurus: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    webhook: WebhookConfig | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,6 +272,9 @@ def parse_config(
                     f"{earlier.name!r}, so a request could not be mapped to one tenant"
                 )
         tenants.append(tenant)
+    check_unique_paths(
+        [(tenant.name, tenant.webhook.path) for tenant in tenants if tenant.webhook], str(source)
+    )
     return Config(data_dir=data_dir, tenants=tuple(tenants), server=server, source=source)
 
 
@@ -278,7 +285,7 @@ much larger values overflow date arithmetic."""
 _TENANT_INTEGERS = {
     "sync_interval_seconds": (900, 1),
     "max_staleness_seconds": (3600, 1),
-    "wiki_refresh_interval_seconds": (86400, 1),
+    "wiki_refresh_interval_seconds": (3600, 1),
     "deletion_sweep_interval_seconds": (3600, 1),
     "sync_safety_margin_seconds": (300, 0),
 }
@@ -286,7 +293,7 @@ _TENANT_KEYS = {"name", "base_url", "api_key", "api_key_env", "auth", "thesaurus
 
 
 def _parse_tenant(table: ConfigTable, base_dir: Path, env: Mapping[str, str]) -> TenantConfig:
-    table.reject_unknown(_TENANT_KEYS | set(_TENANT_INTEGERS))
+    table.reject_unknown(_TENANT_KEYS | set(_TENANT_INTEGERS) | WEBHOOK_KEYS)
     name = cast(str, table.string("name"))
     if not is_valid_tenant_name(name):
         raise table.error("name", f"{name!r} may only contain a-z, 0-9, '_' and '-'")
@@ -308,6 +315,7 @@ def _parse_tenant(table: ConfigTable, base_dir: Path, env: Mapping[str, str]) ->
         thesaurus=load_thesaurus(thesaurus_path, key=f"{table.where}: {table.key('thesaurus')}")
         if thesaurus_path
         else {},
+        webhook=parse_webhook(table, env),
         **{
             key: _seconds(table, key, default, minimum)
             for key, (default, minimum) in _TENANT_INTEGERS.items()

@@ -170,9 +170,11 @@ class SyncDaemon:
             run.cancel()
         futures = [run.future for run in running if run.future is not None]
         if futures:
-            await asyncio.wait(
-                [asyncio.wrap_future(future) for future in futures], timeout=STOP_TIMEOUT_SECONDS
-            )
+            wrapped = [asyncio.wrap_future(future) for future in futures]
+            done, _ = await asyncio.wait(wrapped, timeout=STOP_TIMEOUT_SECONDS)
+            for finished in done:  # retrieved here, so asyncio never reports them unread
+                if not finished.cancelled() and finished.exception() is not None:
+                    logger.debug("a cancelled sync ended with %r", finished.exception())
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
@@ -212,10 +214,19 @@ class SyncDaemon:
         self._running[tenant.name] = run
         try:
             report = await run.start(self._pool)
+            if report is None:  # cancelled by stop(): an ordinary shutdown, not an error
+                logger.info("%s: sync cancelled; the last good index keeps serving", tenant.name)
+                outcome = SyncOutcome(tenant.name, "cancelled", started, datetime.now(UTC))
+                self._record(outcome)
+                return outcome
         except asyncio.CancelledError:
             run.cancel()
             outcome = SyncOutcome(tenant.name, "cancelled", started, datetime.now(UTC))
             self._record(outcome)
+            if self._scheduler is None:
+                # stop() shut the scheduler down, which cancels its job tasks: an ordinary
+                # shutdown (a client disconnecting), so no traceback in the log.
+                return outcome
             raise
         except Exception as exc:
             outcome = _failure(tenant.name, started, exc)
@@ -269,9 +280,10 @@ class _ThreadedSync:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
         self._cancelled = False
-        self.future: concurrent.futures.Future[SyncReport] | None = None
+        self.future: concurrent.futures.Future[SyncReport | None] | None = None
 
-    async def start(self, pool: concurrent.futures.ThreadPoolExecutor) -> SyncReport:
+    async def start(self, pool: concurrent.futures.ThreadPoolExecutor) -> SyncReport | None:
+        """The sync's report, or None if :meth:`cancel` stopped it."""
         self.future = pool.submit(self._work)
         return await asyncio.wrap_future(self.future)
 
@@ -281,8 +293,13 @@ class _ThreadedSync:
             if self._loop is not None and self._task is not None:
                 self._loop.call_soon_threadsafe(self._task.cancel)
 
-    def _work(self) -> SyncReport:
-        return asyncio.run(self._main())
+    def _work(self) -> SyncReport | None:
+        try:
+            return asyncio.run(self._main())
+        except asyncio.CancelledError:
+            if self._cancelled:
+                return None  # quiet: the run is already recorded as interrupted
+            raise
 
     async def _main(self) -> SyncReport:
         with self._lock:

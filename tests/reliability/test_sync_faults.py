@@ -107,7 +107,7 @@ async def test_fault_mid_sync_is_recorded_and_the_next_run_completes(
     assert {wp_id: after["titles"][wp_id] for wp_id in CHANGED} == titles
     assert report.kind in ("incremental", "full")
     marks, _ = _state_view(data_dir)
-    assert marks["work_packages"] > state_before[0]["work_packages"]
+    assert marks["work_packages"] >= state_before[0]["work_packages"]  # server clock, 1 s steps
     assert run_outcomes(data_dir)[-2:] == ["failed", "succeeded"]
 
 

@@ -33,6 +33,10 @@ EXPECTED_TABLES = {
     "wiki_probed_ranges",
     "capabilities",
     "index_pointer",
+    "full_sync_checkpoint",
+    "checkpoint_records",
+    "manifest_summary",
+    "webhook_counts",
 }
 
 

@@ -48,6 +48,8 @@ _VALUE_OPTIONS = {
     "page_size_max": "--page-size-max",
     "meetings_api": "--meetings-api",
     "host": "--host",
+    "webhook_url": "--webhook-url",
+    "webhook_secret": "--webhook-secret",
 }
 _FLAG_OPTIONS = {"no_wiki_text": "--no-wiki-text", "wiki_list": "--wiki-list"}
 LISTENING_PREFIX = "sandbox listening on "

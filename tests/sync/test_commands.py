@@ -30,6 +30,9 @@ STATUS_KEYS = {
     "syncing",
     "problems",
     "verified",
+    "manifest",
+    "webhooks",
+    "full_sync_checkpoint",
 }
 
 
@@ -66,6 +69,8 @@ def test_sync_every_tenant_then_status(
         assert entry["last_error"] is None and entry["syncing"] is None
         assert entry["last_run"]["outcome"] == "succeeded"
         assert entry["index_bytes"] > 0
+        assert entry["full_sync_checkpoint"] is None and entry["webhooks"] == {}
+        assert entry["manifest"]["added"] == entry["manifest"]["listed"]
         user = user_of(corpus, key)
         for kind, plural in (
             ("work_package", "work_packages"),

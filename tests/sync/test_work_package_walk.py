@@ -21,18 +21,27 @@ def _corpus(stamps: list[str]) -> dict[str, object]:
     return builder.build()
 
 
-async def test_a_record_changed_mid_walk_does_not_hide_another(tmp_path: Path) -> None:
+async def test_a_record_changed_mid_run_hides_nothing_and_is_caught_next_run(
+    tmp_path: Path,
+) -> None:
     stamps = [f"2026-03-01T09:{minute:02d}:00Z" for minute in range(25)]
     with running_sandbox(_corpus(stamps), page_size_max=10, wiki_list=True) as sandbox:
-        # Stall on the last record of page 1; meanwhile record 3 changes and moves to the
-        # end of the order. An offset walk would now skip record 11 on page 2.
+        # Stall on record 10; meanwhile record 3 changes (it would move to the end of an
+        # updatedAt order, and an offset walk in that order would skip record 11).
         sandbox.fault("/api/v3/work_packages/10/activities", hang=2)
-        sync = asyncio.create_task(sync_tenant(make_tenant(sandbox, ADMIN_KEY), tmp_path))
+        tenant = make_tenant(sandbox, ADMIN_KEY)
+        sync = asyncio.create_task(sync_tenant(tenant, tmp_path))
         while not sandbox.stats()["by_path"].get("/api/v3/work_packages/10/activities"):
             assert not sync.done(), sync
             await asyncio.sleep(0.02)
         sandbox.mutate("upsert", "work_packages", {"id": 3, "subject": "Moved to the end"})
         await sync
+        assert indexed_ids(tmp_path, "acme", "work_package") == list(range(1, 26))
+
+        sandbox.reset_stats()
+        report = await sync_tenant(tenant, tmp_path)
+        assert report.counts["work_package"].upserted == 1  # only record 3 is read again
+        assert sandbox.stats()["by_path"]["/api/v3/work_packages/3/activities"] == 1
 
     assert indexed_ids(tmp_path, "acme", "work_package") == list(range(1, 26))
     with TenantIndex(index_directory(tmp_path, "acme")) as index:

@@ -57,6 +57,16 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         metavar="LEVEL",
         help="how much of the meetings API exists: 16 | 17.4 | 17.6 (default 17.6)",
     )
+    parser.add_argument(
+        "--webhook-url",
+        metavar="URL",
+        help="send OpenProject webhooks for /_sandbox/mutate upserts to this URL",
+    )
+    parser.add_argument(
+        "--webhook-secret",
+        metavar="SECRET",
+        help="sign those webhooks (X-OP-Signature: sha1=<hex HMAC-SHA1>) with this secret",
+    )
 
 
 def _announce(url: str) -> None:
@@ -74,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
         wiki_text=not args.no_wiki_text,
         wiki_list=args.wiki_list,
         meetings_api=MeetingsApi(args.meetings_api),
+        webhook_url=args.webhook_url,
+        webhook_secret=args.webhook_secret,
     )
     asyncio.run(serve(options, _announce))
     sys.stdout.flush()

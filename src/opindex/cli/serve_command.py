@@ -81,7 +81,12 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_OK
     host = args.host or config.server.host
     port = config.server.port if args.port is None else args.port
-    asyncio.run(serve_http(server, host, port, on_ready=_announce))
+    webhooks = None
+    if any(tenant.webhook is not None for tenant in config.tenants):
+        from opindex.webhooks.receiver import WebhookReceiver
+
+        webhooks = WebhookReceiver(config)
+    asyncio.run(serve_http(server, host, port, on_ready=_announce, webhooks=webhooks))
     return EXIT_OK
 
 

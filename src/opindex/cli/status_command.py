@@ -20,8 +20,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="show each tenant's index: freshness, last sync, documents, size",
         description=(
             "Show, per tenant: state (fresh, stale, missing, syncing), when the last "
-            "successful sync finished, the last error, documents per kind, index size and "
-            "the server capabilities detected."
+            "successful sync finished, the last error, documents per kind, index size, "
+            "the server capabilities detected, the last manifest comparison, webhook "
+            "deliveries and the progress of an unfinished full sync."
         ),
     )
     add_config_argument(parser)
@@ -70,6 +71,26 @@ def render(status: TenantStatus, now: datetime) -> str:
         lines.append(f"  index: {_size(status.index_bytes)} (generation {status.generation})")
     if status.last_error:
         lines.append(f"  last error: {status.last_error}")
+    manifest = status.manifest
+    if manifest is not None:
+        lines.append(
+            f"  last manifest: {manifest.listed} work packages listed, {manifest.added} added, "
+            f"{manifest.changed} changed, {manifest.removed} removed "
+            f"(run {manifest.run_id}, {_when(manifest.finished_at, now)})"
+        )
+    if status.webhooks:
+        hooks = status.webhooks
+        lines.append(
+            f"  webhooks: {hooks.get('accepted', 0)} accepted, {hooks.get('refused', 0)} "
+            f"refused, {hooks.get('ignored', 0)} ignored"
+        )
+    checkpoint = status.checkpoint
+    if checkpoint is not None:
+        lines.append(
+            f"  unfinished {checkpoint.run_kind} sync: {checkpoint.records_done} of "
+            f"{checkpoint.records_total} work packages committed in {checkpoint.checkpoints} "
+            f"checkpoint(s), last {_when(checkpoint.updated_at, now)}; the next sync resumes it"
+        )
     server = (status.capabilities or {}).get("server")
     if isinstance(server, dict):
         lines.append(f"  server: {_capabilities(server)}")

@@ -118,14 +118,20 @@ class CheckedStdin:
 
 
 class JsonRpcGuard:
-    """ASGI middleware: a POST whose body is not a valid JSON-RPC message gets a 400 with
-    the JSON-RPC error; every other request reaches the app unchanged."""
+    """ASGI middleware: a POST to the MCP endpoint *path* whose body is not a valid
+    JSON-RPC message gets a 400 with the JSON-RPC error; every other request (webhooks
+    included) reaches the app unchanged."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, path: str) -> None:
         self._app = app
+        self._path = path
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("method") != "POST":
+        if (
+            scope["type"] != "http"
+            or scope.get("method") != "POST"
+            or scope.get("path", "").rstrip("/") != self._path.rstrip("/")
+        ):
             await self._app(scope, receive, send)
             return
         body, complete = await _read_body(receive)

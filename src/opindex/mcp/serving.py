@@ -24,6 +24,7 @@ from mcp.server.stdio import stdio_server
 from opindex.errors import ConfigError
 from opindex.mcp.app_state import AppState
 from opindex.mcp.jsonrpc_guard import CheckedStdin, JsonRpcGuard
+from opindex.webhooks.receiver import WebhookReceiver
 
 logger = logging.getLogger(__name__)
 
@@ -88,11 +89,13 @@ async def serve_http(
     port: int,
     *,
     on_ready: Callable[[str], None] | None = None,
+    webhooks: WebhookReceiver | None = None,
 ) -> None:
     """Serve streamable HTTP on ``host``:``port`` until SIGINT/SIGTERM.
 
     ``on_ready`` gets the endpoint URL once the server accepts connections (after the
-    lifespan started). Raises ConfigError if the address cannot be bound.
+    lifespan started). ``webhooks`` adds the tenants' webhook endpoints and runs their
+    re-fetch workers while serving. Raises ConfigError if the address cannot be bound.
     """
     if not is_loopback(host):
         logger.warning(
@@ -102,7 +105,10 @@ async def serve_http(
         )
     sock = bind_socket(host, port)
     url = endpoint_url(host, sock.getsockname()[1])
-    app = JsonRpcGuard(server.streamable_http_app(streamable_http_path=MCP_PATH, host=host))
+    mcp_app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    if webhooks is not None:
+        mcp_app.router.routes.extend(webhooks.routes())
+    app = JsonRpcGuard(mcp_app, MCP_PATH)
     config = uvicorn.Config(
         app,
         log_level="warning",
@@ -111,7 +117,8 @@ async def serve_http(
     )
     uvicorn_server = _StoppableServer(config, lambda: on_ready(url) if on_ready else None)
     try:
-        await uvicorn_server.serve(sockets=[sock])
+        async with webhooks or contextlib.nullcontext():
+            await uvicorn_server.serve(sockets=[sock])
     finally:
         sock.close()
     if uvicorn_server.startup_failed:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from types import TracebackType
 from typing import Any, Self
 
@@ -115,6 +116,11 @@ class OpenProjectClient:
     def requests_by_path(self) -> Mapping[str, int]:
         """Requests sent so far per route (ids replaced by ``{id}``)."""
         return dict(self._session.requests_by_path)
+
+    @property
+    def server_date(self) -> datetime | None:
+        """The server's clock as its latest successful response stated (``Date`` header)."""
+        return self._session.server_date
 
     @property
     def identity(self) -> User | None:

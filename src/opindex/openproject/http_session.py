@@ -8,6 +8,8 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -75,6 +77,8 @@ class ApiSession:
         self._rand = rand
         self.request_count = 0
         self.requests_by_path: Counter[str] = Counter()
+        self.server_date: datetime | None = None
+        """The ``Date`` header of the latest successful response (the server's clock)."""
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
             transport=transport,
@@ -149,6 +153,7 @@ class ApiSession:
                     status=status,
                 )
             if status < 400:
+                self.server_date = server_date(response.headers) or self.server_date
                 return self._json_object(response, path)
 
             body = _json_or_none(response)
@@ -213,6 +218,20 @@ def normalize_base_url(base_url: str) -> str:
         path = path[: -len("/api/v3")]
     netloc = parts.netloc
     return f"{parts.scheme}://{netloc}{path}"
+
+
+def server_date(headers: httpx.Headers) -> datetime | None:
+    """The response's ``Date`` header as an aware UTC datetime; None if absent or garbled."""
+    raw = headers.get("date")
+    if not raw:
+        return None
+    try:
+        moment = parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.astimezone(UTC)
 
 
 def route_of(path: str) -> str:

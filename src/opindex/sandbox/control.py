@@ -106,7 +106,8 @@ async def mutate(request: Request) -> Response:
         return _bad(f"kind must be one of {', '.join(MUTABLE_KINDS)}")
     if not isinstance(record, dict):
         return _bad("record must be a JSON object")
-    store = sandbox_of(request).store
+    sandbox = sandbox_of(request)
+    store = sandbox.store
     mutable_kind = cast(MutableKind, kind)
     if op == "delete":
         record_id = record.get("id")
@@ -117,10 +118,13 @@ async def mutate(request: Request) -> Response:
         except NotFoundError as exc:
             return _bad(str(exc), status=404)
         return JSONResponse({"ok": True})
+    created = not store.contains(mutable_kind, record.get("id"))
     try:
         stored = store.upsert(mutable_kind, record)
     except CorpusError as exc:
         return _bad(str(exc))
+    if sandbox.webhooks is not None:
+        sandbox.webhooks.mutated(store, mutable_kind, stored, created=created)
     return JSONResponse({"ok": True, "record": stored.to_corpus_json()})
 
 

@@ -51,6 +51,8 @@ class SandboxOptions:
     wiki_text: bool = True
     wiki_list: bool = False
     meetings_api: MeetingsApi = MeetingsApi()
+    webhook_url: str | None = None
+    webhook_secret: str | None = None
 
     def __post_init__(self) -> None:
         if self.latency_ms < 0:
@@ -59,3 +61,9 @@ class SandboxOptions:
             raise InvalidArgumentError("the maximum page size must be at least 1")
         if not 0 <= self.port <= 65535:
             raise InvalidArgumentError(f"port {self.port} is out of range")
+        if self.webhook_url is not None and not self.webhook_url.startswith(
+            ("http://", "https://")
+        ):
+            raise InvalidArgumentError("the webhook URL must start with http:// or https://")
+        if self.webhook_secret is not None and self.webhook_url is None:
+            raise InvalidArgumentError("a webhook secret needs a webhook URL")

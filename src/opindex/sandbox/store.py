@@ -121,6 +121,10 @@ class SandboxStore:
         }
         return tables[kind]
 
+    def contains(self, kind: MutableKind, record_id: object) -> bool:
+        """Whether a record of *kind* with this id exists (visible or not)."""
+        return record_id in self._table(kind)
+
     def upsert(self, kind: MutableKind, record: dict[str, Any]) -> Stamped:
         """Create or replace one record; keys absent from *record* keep their old values.
 

@@ -166,7 +166,10 @@ async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> Searc
     if route.path == "index":
         try:
             answer = await _index_answer(runtime, request, query)
-            return envelope(runtime.name, request, answer, freshness, base_url=base_url)
+            noted = [] if freshness.problem is None else [f"{freshness.problem}; answered from it"]
+            return envelope(
+                runtime.name, request, answer, freshness, base_url=base_url, notes=noted
+            )
         except IndexUnavailableError as exc:
             if request.source != "auto":
                 raise

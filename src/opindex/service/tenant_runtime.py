@@ -8,6 +8,7 @@ a tenant directory: a tenant that was never synced simply has no index ("missing
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 from collections.abc import Mapping
 from datetime import timedelta
@@ -99,6 +100,27 @@ class TenantRuntime:
         return self._index
 
     def freshness(self) -> Freshness:
+        """The index's freshness now (see :meth:`_assess`), noting a full sync that is
+        being built in a fresh generation meanwhile (answers keep coming from the previous
+        generation, or live when there is none)."""
+        found = self._assess()
+        if found.problem is not None:
+            return found
+        try:
+            state = self._state_store()
+            checkpoint = state.get_checkpoint() if state is not None else None
+        except StateError:
+            return found
+        if checkpoint is None:
+            return found
+        serving = "the previous index serves" if found.has_index else "searches go live"
+        note = (
+            f"a full sync is in progress ({checkpoint.records_done} of "
+            f"{checkpoint.records_total} work packages committed); until it finishes {serving}"
+        )
+        return dataclasses.replace(found, problem=note)
+
+    def _assess(self) -> Freshness:
         """The index's freshness now: time of the last successful sync vs max staleness.
 
         An index whose pointer cannot be read counts as missing, and an index whose state

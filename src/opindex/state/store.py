@@ -44,7 +44,6 @@ from typing import Any
 
 from opindex.errors import InvalidArgumentError, StateError
 from opindex.state import rows
-from opindex.state.database import StateDatabase
 from opindex.state.models import (
     RUN_KINDS,
     Capabilities,
@@ -58,12 +57,13 @@ from opindex.state.models import (
     merge_probe_ranges,
     to_text,
 )
+from opindex.state.progress_records import ProgressRecords
 
 MAX_ERROR_TEXT = 4000
 """Longer error texts of failed runs are cut to this many characters."""
 
 
-class StateStore(StateDatabase):
+class StateStore(ProgressRecords):
     """One tenant's state database. Open with :meth:`open` or :meth:`for_tenant`."""
 
     # --- sync runs ------------------------------------------------------------------

@@ -13,7 +13,6 @@ failed); a crash between the two commits is detected and repaired by the next ru
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,27 +26,36 @@ from opindex.config import TenantConfig
 from opindex.errors import (
     AuthenticationError,
     IndexUnavailableError,
-    OpindexError,
 )
-from opindex.index import SCHEMA_VERSION, IndexDirectory, TenantIndex
+from opindex.index import IndexDirectory, TenantIndex
 from opindex.index.generations import generation_number
 from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.search.document import KINDS
-from opindex.state import IndexPointer, RunKind, StateStore, SyncRun, tenant_directory, tenant_lock
+from opindex.state import RunKind, StateStore, tenant_directory, tenant_lock
 from opindex.state.models import utc_now
 from opindex.sync import work_packages
 from opindex.sync.changes import PROJECT, PendingChanges, load_known
+from opindex.sync.checkpoints import (
+    CHECKPOINT_RECORDS,
+    CHECKPOINT_SECONDS,
+    Checkpointer,
+    Resume,
+    find_resume,
+)
 from opindex.sync.locations import index_directory
+from opindex.sync.manifest import ManifestResult, sync_by_manifest
 from opindex.sync.meetings import sync_meetings
 from opindex.sync.plan import SyncPlan, decide
 from opindex.sync.progress import NullProgress, SyncProgress
 from opindex.sync.projects import sync_projects
 from opindex.sync.report import SyncReport
+from opindex.sync.run_end import abandon_run, commit_run
 from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
 from opindex.sync.space_reserve import SpaceReserve
 from opindex.sync.state_access import open_state, record_failure
-from opindex.sync.sweep import SWEEP_RESOURCE, remove_vanished, sweep_due, sweep_work_packages
+from opindex.sync.sweep import SWEEP_RESOURCE, sweep_due
 from opindex.sync.wiki import sync_wiki
+from opindex.sync.work_packages import IDS_PER_REQUEST
 
 logger = logging.getLogger(__name__)
 
@@ -58,12 +66,15 @@ CAPABILITIES_MAX_AGE = timedelta(hours=24)
 
 @dataclass(frozen=True, slots=True)
 class RunOptions:
-    """How to run: progress sink, clock, HTTP transport (tests), requests in flight."""
+    """How to run: progress sink, clock, HTTP transport (tests), requests in flight, and
+    how often a full sync into a fresh generation checkpoints (records, seconds)."""
 
     progress: SyncProgress
     clock: Clock
     transport: httpx.AsyncBaseTransport | None
     concurrency: int
+    checkpoint_records: int = CHECKPOINT_RECORDS
+    checkpoint_seconds: float = CHECKPOINT_SECONDS
 
 
 async def sync_tenant(
@@ -75,14 +86,24 @@ async def sync_tenant(
     clock: Clock = utc_now,
     transport: httpx.AsyncBaseTransport | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    checkpoint_records: int = CHECKPOINT_RECORDS,
+    checkpoint_seconds: float = CHECKPOINT_SECONDS,
 ) -> SyncReport:
     """Bring the tenant's index up to date (incremental unless ``full`` or necessary).
 
     Takes the tenant's lock (``SyncInProgressError`` if another sync or rebuild holds
     it). Raises the ``OpindexError`` that made the run fail; the run is then recorded as
-    failed with its reason and the last good index keeps serving.
+    failed with its reason and the last good index keeps serving. An unfinished full
+    sync of an earlier run is continued from its checkpoint whatever was asked.
     """
-    options = RunOptions(progress or NullProgress(), clock, transport, concurrency)
+    options = RunOptions(
+        progress or NullProgress(),
+        clock,
+        transport,
+        concurrency,
+        checkpoint_records,
+        checkpoint_seconds,
+    )
     return await _locked_run(tenant, data_dir, "full" if full else "incremental", options)
 
 
@@ -94,10 +115,19 @@ async def rebuild_tenant(
     clock: Clock = utc_now,
     transport: httpx.AsyncBaseTransport | None = None,
     concurrency: int = DEFAULT_CONCURRENCY,
+    checkpoint_records: int = CHECKPOINT_RECORDS,
+    checkpoint_seconds: float = CHECKPOINT_SECONDS,
 ) -> SyncReport:
     """Build a fresh index generation beside the live one with a full sync, then swap
     it in atomically. Searches keep using the old generation until the swap."""
-    options = RunOptions(progress or NullProgress(), clock, transport, concurrency)
+    options = RunOptions(
+        progress or NullProgress(),
+        clock,
+        transport,
+        concurrency,
+        checkpoint_records,
+        checkpoint_seconds,
+    )
     return await _locked_run(tenant, data_dir, "rebuild", options)
 
 
@@ -117,10 +147,11 @@ async def _locked_run(
             options.progress.done()
 
 
-def _remove_abandoned_generations(directory: IndexDirectory, tenant: str) -> None:
-    """Remove generations newer than the live one: a rebuild killed before publishing left
-    them, since the tenant lock held here rules out one in progress. (Without a live one,
-    the next publish removes every older generation anyway.)"""
+def _remove_abandoned_generations(directory: IndexDirectory, tenant: str, keep: str | None) -> None:
+    """Remove generations newer than the live one, but ``keep`` (a checkpointed one to
+    resume): a rebuild killed before publishing left them, since the tenant lock held here
+    rules out one in progress. (Without a live one, the next publish removes every older
+    generation anyway.)"""
     try:
         live = directory.current()
     except IndexUnavailableError:
@@ -129,7 +160,7 @@ def _remove_abandoned_generations(directory: IndexDirectory, tenant: str) -> Non
         return
     live_number = generation_number(live) or 0
     for name in directory.generations():
-        if (generation_number(name) or 0) > live_number:
+        if name != keep and (generation_number(name) or 0) > live_number:
             logger.warning("%s: removing generation %s of an unfinished rebuild", tenant, name)
             directory.discard(name)
 
@@ -162,23 +193,33 @@ async def _run(
     if interrupted:
         logger.warning("%s: %d earlier run(s) ended without finishing", tenant.name, interrupted)
     directory = index_directory(data_dir, tenant.name)
-    _remove_abandoned_generations(directory, tenant.name)
+    resume = find_resume(state, directory, tenant.name)
+    _remove_abandoned_generations(
+        directory, tenant.name, resume.checkpoint.generation if resume else None
+    )
     live, problem, opstamp = _inspect_live(directory)
     started_at = options.clock()
-    plan = decide(
-        requested,
-        live_generation=live,
-        live_problem=problem,
-        live_opstamp=opstamp,
-        pointer=state.get_index_pointer(),
-        sweep_due=sweep_due(
-            state.get_high_water(SWEEP_RESOURCE), tenant.deletion_sweep_interval_seconds, started_at
-        ),
+    plan = (
+        resume.plan()
+        if resume is not None
+        else decide(
+            requested,
+            live_generation=live,
+            live_problem=problem,
+            live_opstamp=opstamp,
+            pointer=state.get_index_pointer(),
+            sweep_due=sweep_due(
+                state.get_high_water(SWEEP_RESOURCE),
+                tenant.deletion_sweep_interval_seconds,
+                started_at,
+            ),
+        )
     )
     logger.info("%s: %s sync: %s", tenant.name, plan.run_kind, plan.reason)
     reserve = SpaceReserve(tenant_directory(data_dir, tenant.name))
     run = state.start_run(plan.run_kind)
     index: TenantIndex | None = None
+    checkpointer: Checkpointer | None = None
     client = OpenProjectClient(
         tenant.base_url,
         tenant.api_key.reveal(),
@@ -187,23 +228,39 @@ async def _run(
     )
     changes = PendingChanges(replace_known=plan.new_generation)
     try:
-        index = (
-            TenantIndex.create_generation(directory)
-            if plan.new_generation
-            else TenantIndex(directory)
-        )
+        if resume is not None:
+            index = TenantIndex(directory, generation=resume.checkpoint.generation)
+        elif plan.new_generation:
+            index = TenantIndex.create_generation(directory)
+        else:
+            index = TenantIndex(directory)
+        if plan.new_generation:
+            checkpointer = Checkpointer(
+                state,
+                index,
+                changes,
+                "rebuild" if plan.run_kind == "rebuild" else "full",
+                started_at,
+                options.clock,
+                options.checkpoint_records,
+                options.checkpoint_seconds,
+                resume.checkpoint if resume is not None else None,
+            )
         async with client:
             session = await _open_session(
                 tenant, client, index, state, plan, options, started_at, changes
             )
-            swept = await _read_everything(session, plan, state)
-        return await _commit(tenant, index, state, plan, run.id, session, swept, options.clock)
+            manifest = await _read_everything(session, plan, state, resume, checkpointer)
+        return await commit_run(
+            tenant, index, state, plan, run.id, session, manifest, options.clock
+        )
     except BaseException as exc:
         # Record first: abandoning awaits a thread, and a second cancellation (a server
         # shutting down) could cut it short and leave the run "running".
         recorded = record_failure(state, run.id, exc, changes, client.request_count)
         if index is not None:
-            await _abandon(index, plan)
+            keep = checkpointer is not None and checkpointer.count > 0
+            await abandon_run(index, plan, keep=keep)
         if not recorded:  # a full disk: free what the run wrote and the reserve, retry
             reserve.release()
             record_failure(state, run.id, exc, changes, client.request_count, final=True)
@@ -279,34 +336,30 @@ def _stored_capabilities(data: dict[str, Any], now: datetime) -> ServerCapabilit
     return capabilities
 
 
-async def _read_everything(session: SyncSession, plan: SyncPlan, state: StateStore) -> bool:
-    """Projects, work packages (+ sweep), meetings, wiki pages. Returns whether the
-    deletions of work packages were reconciled against a complete listing."""
+async def _read_everything(
+    session: SyncSession,
+    plan: SyncPlan,
+    state: StateStore,
+    resume: Resume | None,
+    checkpointer: Checkpointer | None,
+) -> ManifestResult:
+    """Projects, work packages (by manifest), meetings, wiki pages. Returns what the
+    work-package manifest comparison found."""
     tenant, progress, changes = session.tenant, session.progress, session.changes
     progress.phase(tenant.name, "projects")
     visibility_changed = await sync_projects(session)
 
     progress.phase(tenant.name, "work packages")
-    high_water = state.get_high_water(work_packages.RESOURCE)
-    since = None
-    if not plan.full and high_water is not None:
-        since = high_water - timedelta(seconds=tenant.sync_safety_margin_seconds)
-    walk = await work_packages.sync_work_packages(session, since)
-    newest = max((t for t in (high_water, walk.newest) if t is not None), default=None)
-    if newest is not None:
-        changes.high_water[work_packages.RESOURCE] = newest
-
-    swept = False
-    if plan.full:
-        progress.phase(tenant.name, "removing deleted work packages")
-        await remove_vanished(session, walk.listed)
-        swept = True
-    elif plan.sweep or visibility_changed:
-        if visibility_changed:
-            logger.info("%s: the visible projects changed; sweeping now", tenant.name)
-        progress.phase(tenant.name, "deletion sweep")
-        await sweep_work_packages(session)
-        swept = True
+    manifest = await sync_by_manifest(
+        session,
+        resumed=resume.versions if resume is not None else None,
+        checkpoint=checkpointer,
+        chunk=checkpointer.every_records if checkpointer is not None else IDS_PER_REQUEST,
+    )
+    if manifest.server_time is not None:
+        # Kept for reports only; never ahead of the server's clock minus the margin.
+        margin = timedelta(seconds=tenant.sync_safety_margin_seconds)
+        changes.high_water[work_packages.RESOURCE] = manifest.server_time - margin
 
     progress.phase(tenant.name, "meetings")
     await sync_meetings(session)
@@ -320,62 +373,5 @@ async def _read_everything(session: SyncSession, plan: SyncPlan, state: StateSto
         last_run_at=last_success.finished_at if last_success is not None else None,
         refresh_all=visibility_changed,
     )
-    if swept:
-        changes.high_water[SWEEP_RESOURCE] = session.started_at
-    return swept
-
-
-async def _commit(
-    tenant: TenantConfig,
-    index: TenantIndex,
-    state: StateStore,
-    plan: SyncPlan,
-    run_id: int,
-    session: SyncSession,
-    swept: bool,
-    clock: Clock,
-) -> SyncReport:
-    changes, requests = session.changes, session.client.request_count
-    session.progress.phase(tenant.name, "committing")
-    info = await asyncio.to_thread(index.commit)
-    if plan.new_generation:
-        await asyncio.to_thread(index.publish)
-    finished_at = clock()
-    counts = changes.counts()
-
-    def record() -> SyncRun:
-        with state.transaction():
-            changes.apply(state)
-            state.set_index_pointer(
-                IndexPointer(info.generation, SCHEMA_VERSION, info.opstamp, finished_at)
-            )
-            return state.finish_run(
-                run_id, counts=counts, requests=requests, index_opstamp=info.opstamp
-            )
-
-    # Off the event loop: a large run stores many known records in this transaction.
-    run = await asyncio.to_thread(record)
-    stats = await asyncio.to_thread(index.stats)
-    return SyncReport(
-        tenant=tenant.name,
-        run_id=run_id,
-        kind=plan.run_kind,
-        reason=plan.reason,
-        started_at=run.started_at,
-        finished_at=run.finished_at or finished_at,
-        counts=counts,
-        documents=dict(stats.documents_per_kind),
-        requests=requests,
-        swept=swept,
-        generation=info.generation,
-        opstamp=info.opstamp,
-    )
-
-
-async def _abandon(index: TenantIndex, plan: SyncPlan) -> None:
-    """Drop uncommitted writes; remove an unpublished fresh generation."""
-    with contextlib.suppress(OpindexError, OSError):
-        if plan.new_generation:
-            await asyncio.to_thread(index.discard)
-        else:
-            await asyncio.to_thread(index.rollback)
+    changes.high_water[SWEEP_RESOURCE] = session.started_at
+    return manifest

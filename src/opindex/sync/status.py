@@ -29,6 +29,7 @@ from opindex.state import (
 )
 from opindex.state.connection import IntegrityCheck
 from opindex.state.models import utc_now
+from opindex.state.progress_records import Checkpoint, ManifestSummary
 from opindex.sync.locations import index_directory
 
 Freshness = Literal["fresh", "stale", "missing"]
@@ -90,6 +91,9 @@ class TenantStatus:
     """The problems as a remote client may read them (no paths, no library text)."""
     verified: tuple[str, ...] = field(default=())
     """What ``verify=True`` checked and found sound (one line each)."""
+    manifest: ManifestSummary | None = None
+    webhooks: Mapping[str, int] = field(default_factory=dict)
+    checkpoint: Checkpoint | None = None
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (timestamps as ISO 8601 UTC strings)."""
@@ -126,6 +130,9 @@ class TenantStatus:
             },
             "problems": list(self.problems),
             "verified": list(self.verified),
+            "manifest": _manifest_json(self.manifest),
+            "webhooks": dict(self.webhooks),
+            "full_sync_checkpoint": _checkpoint_json(self.checkpoint),
         }
 
 
@@ -150,6 +157,9 @@ def tenant_status(
     last_success: SyncRun | None = None
     latest: SyncRun | None = None
     capabilities: Mapping[str, Any] | None = None
+    manifest: ManifestSummary | None = None
+    webhooks: dict[str, int] = {}
+    checkpoint: Checkpoint | None = None
     database = state_db_path(data_dir, tenant.name)
     if database.is_file():
         check: IntegrityCheck = "full" if verify else "quick"
@@ -159,6 +169,9 @@ def tenant_status(
                 latest = state.latest_run()
                 stored = state.get_capabilities()
                 capabilities = dict(stored.data) if stored is not None else None
+                manifest = state.get_manifest_summary()
+                webhooks = {name: c.count for name, c in state.webhook_counts().items()}
+                checkpoint = state.get_checkpoint()
             verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
             problems.append(f"state database: {exc}")
@@ -225,6 +238,9 @@ def tenant_status(
         problems=tuple(problems),
         public_problems=tuple(public),
         verified=tuple(verified) if verify else (),
+        manifest=manifest,
+        webhooks=webhooks,
+        checkpoint=checkpoint,
     )
 
 
@@ -268,3 +284,31 @@ def _freshness(
 
 def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
+
+
+def _manifest_json(manifest: ManifestSummary | None) -> dict[str, Any] | None:
+    if manifest is None:
+        return None
+    return {
+        "run_id": manifest.run_id,
+        "finished_at": _iso(manifest.finished_at),
+        "listed": manifest.listed,
+        "added": manifest.added,
+        "changed": manifest.changed,
+        "removed": manifest.removed,
+        "server_time": _iso(manifest.server_time),
+    }
+
+
+def _checkpoint_json(checkpoint: Checkpoint | None) -> dict[str, Any] | None:
+    if checkpoint is None:
+        return None
+    return {
+        "generation": checkpoint.generation,
+        "kind": checkpoint.run_kind,
+        "started_at": _iso(checkpoint.started_at),
+        "records_done": checkpoint.records_done,
+        "records_total": checkpoint.records_total,
+        "checkpoints": checkpoint.checkpoints,
+        "updated_at": _iso(checkpoint.updated_at),
+    }

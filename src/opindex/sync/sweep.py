@@ -1,4 +1,4 @@
-"""Deletion and lost-visibility reconciliation for work packages (there is no delete feed).
+"""Removing work packages the manifest no longer lists (there is no delete feed).
 
 OpenProject hard-deletes work packages and answers 404 alike for deleted and no longer
 visible ones, so the only signal is absence from a complete id listing. A listing walked
@@ -14,50 +14,17 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from opindex.sync.session import SyncSession
-from opindex.sync.work_packages import (
-    KIND,
-    existing_work_package_ids,
-    fetch_work_packages,
-)
+from opindex.sync.work_packages import KIND, existing_work_package_ids, fetch_work_packages
 
 logger = logging.getLogger(__name__)
 
 SWEEP_RESOURCE = "deletion_sweep"
-"""High-water mark name holding when the last deletion sweep ran (local clock)."""
+"""High-water mark name holding when deletions were last reconciled (every run now)."""
 
 
 def sweep_due(last_sweep: datetime | None, interval_seconds: int, now: datetime) -> bool:
     """Whether the periodic deletion sweep should run now."""
     return last_sweep is None or (now - last_sweep).total_seconds() >= interval_seconds
-
-
-async def sweep_work_packages(session: SyncSession) -> None:
-    """List every work package id (``select=total,elements/id,elements/updatedAt``,
-    ``filters=[]``, largest pages), remove what disappeared, and fetch what the index
-    lacks or holds in an older version."""
-    listing = await session.client.work_package_ids().collect()
-    on_server = {wp.id: wp.updated_at for wp in listing}
-    await remove_vanished(session, on_server.keys())
-
-    indexed = set(await asyncio.to_thread(session.index.all_ids, KIND))
-    known = session.known_of(KIND)
-    already = session.changes.versions.get(KIND, {})
-    stale: list[int] = []
-    for wp_id, updated_at in sorted(on_server.items()):
-        if wp_id in already:
-            continue
-        entry = known.get(wp_id)
-        newer = (
-            entry is not None
-            and updated_at is not None
-            and (entry.updated_at is None or updated_at > entry.updated_at)
-        )
-        if wp_id not in indexed or entry is None or newer:
-            stale.append(wp_id)
-    if stale:
-        logger.info("deletion sweep: %d work packages missing or outdated; fetching", len(stale))
-        await fetch_work_packages(session, stale)
-    session.changes.still_exists(KIND, set(on_server) & indexed)
 
 
 async def remove_vanished(session: SyncSession, on_server: Iterable[int]) -> int:

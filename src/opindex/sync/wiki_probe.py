@@ -24,8 +24,10 @@ from opindex.openproject import WikiPage
 from opindex.state import WikiDiscovery, WikiProbeRange
 from opindex.state.models import KnownRecord
 
-FRONTIER = 3
-"""Ids above the highest known page probed by every incremental run between passes."""
+FRONTIER = 16
+"""Ids above the highest known page probed by every incremental run between passes (one
+batch): page ids are one sequence across projects, so a new page the account sees often
+lies a few ids above pages of projects it cannot see."""
 MIN_MISS_LIMIT = 128
 """Never below the live path's default miss run (100): the index must not see less than it."""
 MAX_MISS_LIMIT = 1000

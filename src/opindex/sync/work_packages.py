@@ -1,30 +1,21 @@
-"""Work packages: a keyset walk in server ``updatedAt`` order, with their activities.
+"""Work packages: fetched by id (100 per ``id =`` query) and indexed with their activities.
 
-A plain offset walk over a list sorted by ``updatedAt`` skips rows when a record on an
-earlier page changes during the walk (it moves to the end, the rest shift left by one).
-The walk therefore restarts at page 1 with ``updatedAt >= <last value seen>`` after
-every page that moved the cursor forward, and skips what it already read (same id and
-same ``updatedAt``). Only a run of records sharing one second that fills a whole page
-is continued by page offset. The filter is inclusive, so nothing between pages is lost.
+Which ids to fetch is decided by the manifest (:mod:`opindex.sync.manifest`): ids are
+stable, so fetching by id skips nothing when records change during the run, unlike an
+offset walk over a list ordered by ``updatedAt``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
-from datetime import datetime
+from collections.abc import Sequence
 
 from opindex.errors import NotFoundError
 from opindex.openproject import (
     Activity,
-    Filter,
-    Page,
-    SortBy,
     WorkPackage,
     equals,
     resolve_status_closed,
-    updated_since,
 )
 from opindex.record_builders import work_package_record
 from opindex.records import Record
@@ -35,57 +26,11 @@ logger = logging.getLogger(__name__)
 
 KIND: Kind = "work_package"
 RESOURCE = "work_packages"
-"""Name of the work-package high-water mark in the state database."""
+"""Name of the work-package high-water mark (server clock minus the margin; reports only)."""
 PAGE_SIZE = 1000
 """Requested page size; the server clamps it to its maximum and says so."""
 IDS_PER_REQUEST = 100
 """Ids per ``id =`` filter when fetching known ids directly."""
-UPDATED_ASC: SortBy = (("updatedAt", "asc"), ("id", "asc"))
-_UNSEEN = object()
-
-
-@dataclass(frozen=True, slots=True)
-class Walk:
-    """What a walk listed: ``newest`` ``updatedAt`` (server clock, None if nothing was
-    listed) and the ids of every work package listed."""
-
-    newest: datetime | None
-    listed: frozenset[int]
-
-
-async def sync_work_packages(session: SyncSession, since: datetime | None) -> Walk:
-    """Index every work package changed at or after ``since`` (all of them when None)."""
-    processed: dict[int, object] = {}
-    newest: datetime | None = None
-    cursor = since
-    while True:
-        filters: list[Filter] = [updated_since(cursor)] if cursor is not None else []
-        query = session.client.work_packages(filters, UPDATED_ASC, page_size=PAGE_SIZE)
-        restart_from: datetime | None = None
-        pages = query.pages()
-        try:
-            async for page in pages:
-                batch = [
-                    wp for wp in page.elements if processed.get(wp.id, _UNSEEN) != wp.updated_at
-                ]
-                await index_work_packages(session, batch)
-                for wp in batch:
-                    processed[wp.id] = wp.updated_at
-                    if wp.updated_at is not None and (newest is None or wp.updated_at > newest):
-                        newest = wp.updated_at
-                if _is_last(page):
-                    break
-                last = page.elements[-1].updated_at if page.elements else None
-                if last is not None and (cursor is None or _second(last) > _second(cursor)):
-                    restart_from = last
-                    break
-                # A run of equal timestamps fills the page: continue by offset.
-        finally:
-            if isinstance(pages, AsyncGenerator):
-                await pages.aclose()
-        if restart_from is None:
-            return Walk(newest, frozenset(processed))
-        cursor = restart_from
 
 
 async def index_work_packages(session: SyncSession, listed: Sequence[WorkPackage]) -> None:
@@ -157,19 +102,3 @@ async def _activities(session: SyncSession, work_package_id: int) -> list[Activi
         return await session.client.work_package_activities(work_package_id)
     except NotFoundError:
         return None
-
-
-def _is_last(page: Page[WorkPackage]) -> bool:
-    raw = len(page.elements) + page.duplicates
-    if page.page_size is not None and raw < page.page_size:
-        return True
-    return (
-        page.total is not None
-        and page.page_size is not None
-        and (page.number * page.page_size >= page.total)
-    )
-
-
-def _second(moment: datetime) -> int:
-    """Whole seconds since the epoch: filters are sent with second precision."""
-    return int(moment.timestamp())

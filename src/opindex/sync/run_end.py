@@ -1,0 +1,98 @@
+"""How a sync run ends: index and state committed together, or abandoned and recorded.
+
+See the commit protocol in :mod:`opindex.state.store`: the index commits first (and a
+fresh generation is published), then one SQLite transaction stores everything that commit
+implies and marks the run succeeded. A failed run keeps the last good index serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import datetime
+
+from opindex.config import TenantConfig
+from opindex.errors import OpindexError
+from opindex.index import SCHEMA_VERSION, TenantIndex
+from opindex.state import IndexPointer, StateStore, SyncRun
+from opindex.state.progress_records import ManifestSummary
+from opindex.sync.manifest import ManifestResult
+from opindex.sync.plan import SyncPlan
+from opindex.sync.report import SyncReport
+from opindex.sync.session import SyncSession
+
+logger = logging.getLogger(__name__)
+
+Clock = Callable[[], datetime]
+
+
+async def commit_run(
+    tenant: TenantConfig,
+    index: TenantIndex,
+    state: StateStore,
+    plan: SyncPlan,
+    run_id: int,
+    session: SyncSession,
+    manifest: ManifestResult,
+    clock: Clock,
+) -> SyncReport:
+    changes, requests = session.changes, session.client.request_count
+    session.progress.phase(tenant.name, "committing")
+    info = await asyncio.to_thread(index.commit)
+    if plan.new_generation:
+        await asyncio.to_thread(index.publish)
+    finished_at = clock()
+    counts = changes.counts()
+
+    def record() -> SyncRun:
+        with state.transaction():
+            changes.apply(state)
+            state.set_index_pointer(
+                IndexPointer(info.generation, SCHEMA_VERSION, info.opstamp, finished_at)
+            )
+            if plan.new_generation:
+                state.clear_checkpoint()
+            state.set_manifest_summary(
+                ManifestSummary(
+                    run_id,
+                    finished_at,
+                    manifest.listed,
+                    manifest.added,
+                    manifest.changed,
+                    manifest.removed,
+                    manifest.server_time,
+                )
+            )
+            return state.finish_run(
+                run_id, counts=counts, requests=requests, index_opstamp=info.opstamp
+            )
+
+    # Off the event loop: a large run stores many known records in this transaction.
+    run = await asyncio.to_thread(record)
+    stats = await asyncio.to_thread(index.stats)
+    return SyncReport(
+        tenant=tenant.name,
+        run_id=run_id,
+        kind=plan.run_kind,
+        reason=plan.reason,
+        started_at=run.started_at,
+        finished_at=run.finished_at or finished_at,
+        counts=counts,
+        documents=dict(stats.documents_per_kind),
+        requests=requests,
+        swept=True,
+        generation=info.generation,
+        opstamp=info.opstamp,
+    )
+
+
+async def abandon_run(index: TenantIndex, plan: SyncPlan, *, keep: bool) -> None:
+    """Drop uncommitted writes; remove an unpublished fresh generation unless ``keep``
+    (it holds checkpoints the next run continues from)."""
+    with contextlib.suppress(OpindexError, OSError):
+        if plan.new_generation and not keep:
+            await asyncio.to_thread(index.discard)
+        else:
+            await asyncio.to_thread(index.rollback)

@@ -1,0 +1,196 @@
+"""The webhook endpoints of ``opindex serve --transport http`` and their re-fetch workers.
+
+Each tenant with a ``webhook_path`` gets ``POST <path>``. A delivery is accepted only with
+a valid ``X-OP-Signature`` (HMAC-SHA1 of the raw body with the tenant's secret, compared
+in constant time); every delivery is counted in the tenant's state database as
+``accepted``, ``refused`` or ``ignored``. An accepted delivery only queues the ids it
+names: per tenant one worker waits ``coalesce_seconds`` for more deliveries, re-fetches
+them all in one refresh, then rests ``min_interval_seconds`` before the next (so a burst
+of deliveries costs a few refreshes, not one each). A refresh refused because a sync holds
+the tenant's lock keeps its ids for the next turn. OpenProject never retries a delivery,
+so the polling sync stays the source of truth; webhooks only shorten the wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from opindex.config import Config, TenantConfig
+from opindex.errors import OpindexError, SyncInProgressError
+from opindex.state import StateStore
+from opindex.sync import sync_tenant
+from opindex.sync.targeted import RefreshReport, refresh_work_packages
+from opindex.webhooks.events import Targets, targets_of
+from opindex.webhooks.signature import SIGNATURE_HEADER, signature_matches
+
+logger = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 4 * 1024 * 1024
+"""Larger deliveries are refused (a work package rendering is a few kilobytes)."""
+COALESCE_SECONDS = 0.5
+MIN_INTERVAL_SECONDS = 1.0
+Sleep = Callable[[float], Awaitable[None]]
+RefreshListener = Callable[[str, RefreshReport], None]
+
+
+@dataclass
+class _Pending:
+    """What one tenant's worker still has to re-fetch."""
+
+    work_packages: set[int] = field(default_factory=set)
+    manifest: bool = False
+    wake: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def add(self, targets: Targets) -> None:
+        self.work_packages |= targets.work_packages
+        self.manifest = self.manifest or targets.manifest
+        self.wake.set()
+
+    def take(self) -> Targets:
+        taken = Targets(frozenset(self.work_packages), self.manifest)
+        self.work_packages, self.manifest = set(), False
+        return taken
+
+
+class WebhookReceiver:
+    """Routes and workers for every configured tenant with a webhook.
+
+    Use ``async with receiver:`` around serving (it starts and stops the workers) and
+    mount :meth:`routes`. ``on_refresh`` hears every finished refresh (tests, logs).
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        coalesce_seconds: float = COALESCE_SECONDS,
+        min_interval_seconds: float = MIN_INTERVAL_SECONDS,
+        sleep: Sleep = asyncio.sleep,
+        on_refresh: RefreshListener | None = None,
+    ) -> None:
+        self._tenants = {t.webhook.path: t for t in config.tenants if t.webhook is not None}
+        self._data_dir = config.data_dir
+        self._transport = transport
+        self._coalesce = coalesce_seconds
+        self._interval = min_interval_seconds
+        self._sleep = sleep
+        self._on_refresh = on_refresh
+        self._pending = {tenant.name: _Pending() for tenant in self._tenants.values()}
+        self._workers: list[asyncio.Task[None]] = []
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """The webhook paths served."""
+        return tuple(self._tenants)
+
+    def routes(self) -> list[Route]:
+        """One ``POST`` route per tenant webhook path."""
+        return [Route(path, self._deliver, methods=["POST"]) for path in self._tenants]
+
+    async def __aenter__(self) -> WebhookReceiver:
+        for tenant in self._tenants.values():
+            task = asyncio.create_task(self._work(tenant), name=f"webhooks:{tenant.name}")
+            self._workers.append(task)
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        workers, self._workers = self._workers, []
+        for task in workers:
+            task.cancel()
+        for task in workers:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # --- deliveries -------------------------------------------------------------------
+
+    async def _deliver(self, request: Request) -> Response:
+        tenant = self._tenants[request.url.path.rstrip("/")]
+        secret = tenant.webhook.secret.reveal() if tenant.webhook else ""
+        declared = request.headers.get("content-length", "0")
+        if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+            return await self._refuse(tenant, 413, "the delivery is too large")
+        body = await request.body()
+        if len(body) > MAX_BODY_BYTES:
+            return await self._refuse(tenant, 413, "the delivery is too large")
+        if not signature_matches(secret, body, request.headers.get(SIGNATURE_HEADER)):
+            return await self._refuse(
+                tenant, 401, f"missing or wrong {SIGNATURE_HEADER}; check the webhook's secret"
+            )
+        try:
+            payload = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return await self._refuse(tenant, 400, "the body is not JSON")
+        targets = targets_of(payload)
+        if targets.empty:
+            await self._count(tenant, "ignored")
+            return JSONResponse({"ignored": "the event names nothing opindex indexes"})
+        await self._count(tenant, "accepted")
+        self._pending[tenant.name].add(targets)
+        return JSONResponse({"accepted": True}, status_code=202)
+
+    async def _refuse(self, tenant: TenantConfig, status: int, reason: str) -> Response:
+        logger.warning("%s: webhook delivery refused: %s", tenant.name, reason)
+        await self._count(tenant, "refused")
+        return JSONResponse({"error": reason}, status_code=status)
+
+    async def _count(self, tenant: TenantConfig, outcome: str) -> None:
+        await asyncio.to_thread(_count, self._data_dir, tenant.name, outcome)
+
+    # --- re-fetching ------------------------------------------------------------------
+
+    async def _work(self, tenant: TenantConfig) -> None:
+        pending = self._pending[tenant.name]
+        while True:
+            await pending.wake.wait()
+            pending.wake.clear()
+            await self._sleep(self._coalesce)
+            targets = pending.take()
+            try:
+                await self._refresh(tenant, targets)
+            except SyncInProgressError:
+                logger.info("%s: a sync holds the lock; re-fetching after it", tenant.name)
+                pending.add(targets)
+            except OpindexError as exc:
+                # Polling stays the truth: the next sync run picks the change up anyway.
+                logger.warning("%s: webhook re-fetch failed: %s", tenant.name, exc)
+            await self._sleep(self._interval)
+
+    async def _refresh(self, tenant: TenantConfig, targets: Targets) -> None:
+        if targets.work_packages:
+            report = await refresh_work_packages(
+                tenant, self._data_dir, targets.work_packages, transport=self._transport
+            )
+            logger.info(
+                "%s: webhook re-fetch of %d work packages: %d written, %d removed%s",
+                tenant.name,
+                report.requested,
+                report.upserted,
+                report.removed,
+                f" (skipped: {report.skipped})" if report.skipped else "",
+            )
+            if self._on_refresh is not None:
+                self._on_refresh(tenant.name, report)
+        if targets.manifest:
+            sync = await sync_tenant(tenant, self._data_dir, transport=self._transport)
+            logger.info("%s: after a project webhook: %s", tenant.name, sync.summary())
+
+
+def _count(data_dir: Path, tenant: str, outcome: str) -> None:
+    try:
+        with StateStore.for_tenant(data_dir, tenant) as state:
+            state.count_webhook(outcome, datetime.now(UTC))
+    except OpindexError as exc:
+        logger.warning("%s: could not count a webhook delivery: %s", tenant, exc)
