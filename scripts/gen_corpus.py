@@ -1,6 +1,7 @@
 """Write a generated sandbox corpus file (seeded, deterministic), or the shipped sample corpus.
 
 python scripts/gen_corpus.py --work-packages 10000 --seed 7 --out bench-results/10k.json
+python scripts/gen_corpus.py --work-packages 100000 --vocabulary zipf --out bench-results/z.json
 python scripts/gen_corpus.py --sample   # rewrite src/opindex/sandbox/data/sample_corpus.json
 """
 
@@ -11,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+from evallib.zipf_corpus import VOCABULARIES, generate
 from opindex.errors import OpindexError
-from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus, write_corpus
+from opindex.sandbox.corpus_gen import CorpusSize, write_corpus
 from opindex.sandbox.sample_corpus import build_sample_corpus, sample_corpus_path
 
 
@@ -29,6 +31,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--projects", type=int, default=None, metavar="N", help="default: 3 + N / 2000, max 12"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--vocabulary",
+        choices=VOCABULARIES,
+        default="templates",
+        help="templates (default): the sentence templates' few hundred words; zipf: running "
+        "text over a Zipf vocabulary of millions of types (names, ids, typos, long wiki pages)",
+    )
     parser.add_argument("--out", type=Path, help="corpus file to write")
     parser.add_argument(
         "--sample", action="store_true", help="rewrite the sample corpus shipped in the package"
@@ -53,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
                 meetings=args.meetings,
                 projects=args.projects,
             )
-            corpus = generate_corpus(size, seed=args.seed)
+            corpus = generate(size, args.seed, args.vocabulary)
             out = args.out
         out.parent.mkdir(parents=True, exist_ok=True)
         written = write_corpus(corpus, out)
