@@ -58,6 +58,7 @@ CAPTURED = (
     Captured("Index retrieval", ("retrieval",)),
     Captured("Sync", ("sync",)),
     Captured("Search", ("search",)),
+    Captured("Cold start", ("cold_start",)),
     Captured("Load", ("load", "load_baseline")),
 )
 
