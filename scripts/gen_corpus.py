@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from evallib.zipf_corpus import VOCABULARIES, generate
+from evallib.zipf_corpus import VOCABULARIES, write_generated
 from opindex.errors import OpindexError
 from opindex.sandbox.corpus_gen import CorpusSize, write_corpus
 from opindex.sandbox.sample_corpus import build_sample_corpus, sample_corpus_path
@@ -55,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.sample:
             corpus = build_sample_corpus()
             out = sample_corpus_path()
+            written = write_corpus(corpus, out)
+            counts = [len(corpus[kind]) for kind in ("work_packages", "wiki_pages", "meetings")]
         else:
             size = CorpusSize.proportional(
                 args.work_packages,
@@ -62,18 +64,18 @@ def main(argv: list[str] | None = None) -> int:
                 meetings=args.meetings,
                 projects=args.projects,
             )
-            corpus = generate(size, args.seed, args.vocabulary)
             out = args.out
-        out.parent.mkdir(parents=True, exist_ok=True)
-        written = write_corpus(corpus, out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            # Record by record: a 1M-document corpus never sits in memory whole.
+            written = write_generated(size, args.seed, args.vocabulary, out)
+            counts = [size.work_packages, size.wiki_pages, size.meetings]
     except OpindexError as error:
         print(f"gen_corpus: {error}", file=sys.stderr)
         return 2
-    counts = ", ".join(
-        f"{len(corpus[kind])} {kind}" for kind in ("work_packages", "wiki_pages", "meetings")
-    )
+    kinds = ("work_packages", "wiki_pages", "meetings")
+    summary = ", ".join(f"{count} {kind}" for count, kind in zip(counts, kinds, strict=True))
     elapsed = time.perf_counter() - started
-    print(f"wrote {out} ({written / 1e6:.1f} MB: {counts}) in {elapsed:.1f} s")
+    print(f"wrote {out} ({written / 1e6:.1f} MB: {summary}) in {elapsed:.1f} s")
     return 0
 
 

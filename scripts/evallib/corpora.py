@@ -11,8 +11,8 @@ from evallib.corpus_view import CorpusItem
 from evallib.oracle import ExhaustiveRanker, corpus_document
 from evallib.querygen import KnownItemQuery, QueryGenerator
 from evallib.tenant_data import file_hash
-from evallib.zipf_corpus import generate
-from opindex.sandbox.corpus_gen import CorpusSize, write_corpus
+from evallib.zipf_corpus import write_generated
+from opindex.sandbox.corpus_gen import CorpusSize
 
 QUERY_FILE_VERSION = 1
 
@@ -31,9 +31,8 @@ def ensure_corpus(work_packages: int, seed: int, root: Path, vocabulary: str = "
     path = root / f"{prefix}-{size_label(work_packages)}-s{seed}.json"
     if not path.is_file():
         root.mkdir(parents=True, exist_ok=True)
-        corpus = generate(CorpusSize.proportional(work_packages), seed, vocabulary)
         partial = path.with_suffix(".partial")
-        write_corpus(corpus, partial)
+        write_generated(CorpusSize.proportional(work_packages), seed, vocabulary, partial)
         partial.rename(path)
     return path
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from evallib.zipf_vocabulary import ZipfVocabulary
 from opindex.sandbox import corpus_vocabulary as vocab
-from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus
+from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus, write_generated_corpus
 from opindex.sandbox.corpus_text import TextFiller
 
 VOCABULARIES = ("templates", "zipf")
@@ -63,3 +64,12 @@ def generate(size: CorpusSize, seed: int, vocabulary: str) -> dict[str, Any]:
     if vocabulary == "templates":
         return generate_corpus(size, seed)
     raise ValueError(f"unknown vocabulary {vocabulary!r}; choose one of {VOCABULARIES}")
+
+
+def write_generated(size: CorpusSize, seed: int, vocabulary: str, path: Path) -> int:
+    """Generate a corpus with the named vocabulary straight into *path*, record by record
+    (the bytes of writing :func:`generate`'s corpus, in constant memory); returns bytes."""
+    if vocabulary not in VOCABULARIES:
+        raise ValueError(f"unknown vocabulary {vocabulary!r}; choose one of {VOCABULARIES}")
+    filler = ZipfFiller if vocabulary == "zipf" else TextFiller
+    return write_generated_corpus(size, path, seed, filler=filler)

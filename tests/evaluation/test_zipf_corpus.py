@@ -16,7 +16,7 @@ import pytest
 from tests.support.sandbox import running_sandbox
 
 from evallib.corpus_view import corpus_items
-from evallib.zipf_corpus import generate, generate_zipf_corpus
+from evallib.zipf_corpus import generate, generate_zipf_corpus, write_generated
 from evallib.zipf_vocabulary import CLASS_SIZES, COMMON_WORDS, ZipfVocabulary, word_of_rank
 from opindex.sandbox.corpus_check import load_corpus_file, parse_corpus
 from opindex.sandbox.corpus_gen import ADMIN_KEY, CorpusSize, corpus_bytes, write_corpus
@@ -53,9 +53,26 @@ def test_same_seed_same_bytes_other_seed_other_bytes() -> None:
     assert first != corpus_bytes(generate(size, 9, "templates"))
 
 
-def test_unknown_vocabulary_is_refused() -> None:
+def test_unknown_vocabulary_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="unknown vocabulary 'tiny'"):
         generate(CorpusSize.proportional(5), 1, "tiny")
+    with pytest.raises(ValueError, match="unknown vocabulary 'tiny'"):
+        write_generated(CorpusSize.proportional(5), 1, "tiny", tmp_path / "x.json")
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.parametrize("vocabulary", ["zipf", "templates"])
+@pytest.mark.parametrize(
+    "size", [CorpusSize.proportional(60), CorpusSize(7, 0, 0, 1), CorpusSize(0, 3, 2, 2)]
+)
+def test_streamed_corpus_has_the_bytes_of_the_generated_one(
+    tmp_path: Path, vocabulary: str, size: CorpusSize
+) -> None:
+    path = tmp_path / "streamed.json"
+    written = write_generated(size, 8, vocabulary, path)
+    expected = corpus_bytes(generate(size, 8, vocabulary))
+    assert path.read_bytes() == expected
+    assert written == len(expected)
 
 
 def test_distinct_tokens_grow_sublinearly_like_heaps_law(
