@@ -10,12 +10,15 @@ from typing import Any
 import pytest
 from tests.support.sandbox import running_sandbox
 
-from evallib.bulk_tenant import bulk_build
+from evallib.bulk_tenant import CorpusSource, bulk_build, corpus_records
+from evallib.corpus_stream import NotCanonicalError, read_head
 from evallib.tenant_builds import build_tenant
 from evallib.zipf_corpus import generate_zipf_corpus
 from opindex.config import Config, Secret, TenantConfig
 from opindex.envelope import SearchRequest
+from opindex.errors import CorpusError
 from opindex.index import TenantIndex
+from opindex.sandbox.corpus_check import load_corpus_file
 from opindex.sandbox.corpus_gen import ADMIN_KEY, CorpusSize, write_corpus
 from opindex.search.document import KINDS
 from opindex.service import Service
@@ -24,6 +27,7 @@ from opindex.sync import sync_tenant
 from opindex.sync.locations import index_directory
 
 TENANT = "acme"
+SECTIONS = ("work_packages", "wiki_pages", "meetings")
 
 
 @pytest.fixture(scope="module")
@@ -116,3 +120,38 @@ def test_build_tenant_caches_and_refuses_unknown_methods(corpus_file: Path, tmp_
     assert sum(first.tenant.sync["documents"].values()) > 90
     with pytest.raises(ValueError, match="unknown build method 'rsync'"):
         build_tenant(corpus_file, tmp_path, "rsync")  # type: ignore[arg-type]
+
+
+def test_streamed_and_whole_corpus_files_give_the_same_records(
+    corpus_file: Path, tmp_path: Path
+) -> None:
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text(json.dumps(json.loads(corpus_file.read_text("utf-8")), indent=2), "utf-8")
+    with pytest.raises(NotCanonicalError):
+        read_head(pretty)
+    streamed = list(corpus_records(CorpusSource.open(corpus_file)))
+    whole = list(corpus_records(CorpusSource.open(pretty)))
+    whole_corpus = load_corpus_file(corpus_file)
+    assert len(streamed) == sum(len(getattr(whole_corpus, k)) for k in SECTIONS)
+    assert streamed == whole
+
+
+def test_a_record_of_a_missing_project_fails_the_build_and_leaves_no_index(
+    corpus_file: Path, tmp_path: Path
+) -> None:
+    data = json.loads(corpus_file.read_text("utf-8"))
+    data["work_packages"][3]["project"] = 999
+    bad = tmp_path / "bad.json"
+    write_corpus(data, bad)
+    target = tmp_path / "data"
+    with pytest.raises(CorpusError, match=r"work package \d+ refers to project 999"):
+        bulk_build(bad, target, tenant_config("http://sandbox.invalid"))
+    assert index_directory(target, TENANT).current() is None
+    assert index_directory(target, TENANT).generations() == []
+    state = StateStore.for_tenant(target, TENANT)
+    try:
+        run = state.latest_run()
+        assert run is not None and run.outcome == "failed" and "project 999" in (run.error or "")
+        assert state.get_index_pointer() is None
+    finally:
+        state.close()
