@@ -32,7 +32,7 @@ from evallib.page_sections import (
     oracle_section,
     recall_section,
 )
-from evallib.page_targets import target_rows
+from evallib.page_targets import scale_rows, target_rows
 from evallib.plots import plot_latency, plot_recall
 from evallib.querygen import CATEGORIES
 from evallib.results_io import RESULTS, read_result
@@ -165,7 +165,8 @@ def runs_table(results: dict[str, dict[str, Any] | None]) -> str:
 
 
 def render(results_dir: Path, page_path: Path) -> str:
-    results = {name: read_result(name, results_dir) for name in ("recall", "cost", "mcp", "memory")}
+    names = ("recall", "cost", "mcp", "memory", "search", "cold_start")
+    results = {name: read_result(name, results_dir) for name in names}
     recall, mcp, memory = results["recall"], results["mcp"], results["memory"]
     cost = merged_cost(results["cost"], recall)
     docs = page_path.parent
@@ -198,7 +199,8 @@ def render(results_dir: Path, page_path: Path) -> str:
         "## Goals",
         table(
             ["figure", "goal", "measured", "verdict"],
-            target_rows(recall, cost, mcp, memory),
+            target_rows(recall, cost, mcp, memory)
+            + scale_rows(results["search"], results["cold_start"]),
             "llll",
         ),
     ]
