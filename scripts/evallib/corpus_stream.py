@@ -97,3 +97,25 @@ def read_records(path: Path, section: str, model: type[RecordT]) -> Iterator[Rec
                 yield model.model_validate(row)
             except ValidationError as exc:
                 raise CorpusError(f"{path}: {section} id {row.get('id')!r}: {exc}") from exc
+
+
+def sample_corpus(path: Path, documents: int) -> dict[str, Any]:
+    """A corpus dict of the file's small sections and the first records of each kind,
+    about *documents* in all, in the kinds' proportions (two passes, bounded memory)."""
+    counts: dict[str, int] = dict.fromkeys(RECORD_SECTIONS, 0)
+    for section, _ in _lines(path):
+        if section in counts:
+            counts[section] += 1
+    total = sum(counts.values()) or 1
+    wanted = {kind: -(-count * documents // total) for kind, count in counts.items()}
+    data: dict[str, Any] = {kind: [] for kind in RECORD_SECTIONS}
+    for section, line in _lines(path):
+        if section is None:
+            scalar = _SCALAR.match(line)
+            if scalar is not None:
+                data[scalar.group(1)] = _json(scalar.group(2), path)
+        elif section not in RECORD_SECTIONS:
+            data.setdefault(section, []).append(_row(line, path))
+        elif len(data[section]) < wanted[section]:
+            data[section].append(_row(line, path))
+    return data

@@ -11,7 +11,7 @@ import pytest
 from tests.support.sandbox import running_sandbox
 
 from evallib.bulk_tenant import CorpusSource, bulk_build, corpus_records
-from evallib.corpus_stream import NotCanonicalError, read_head
+from evallib.corpus_stream import NotCanonicalError, read_head, sample_corpus
 from evallib.tenant_builds import build_tenant
 from evallib.zipf_corpus import generate_zipf_corpus
 from opindex.config import Config, Secret, TenantConfig
@@ -155,3 +155,17 @@ def test_a_record_of_a_missing_project_fails_the_build_and_leaves_no_index(
         assert state.get_index_pointer() is None
     finally:
         state.close()
+
+
+def test_a_sample_keeps_the_small_sections_and_the_first_records_of_each_kind(
+    corpus_file: Path,
+) -> None:
+    whole = json.loads(corpus_file.read_text("utf-8"))
+    sample = sample_corpus(corpus_file, 20)
+    for key in ("version", "api_keys", "users", "projects", "statuses", "types"):
+        assert sample[key] == whole[key]
+    total = sum(len(whole[kind]) for kind in SECTIONS)
+    for kind in SECTIONS:
+        share = -(-len(whole[kind]) * 20 // total)
+        assert sample[kind] == whole[kind][:share]
+    assert 20 <= sum(len(sample[kind]) for kind in SECTIONS) <= 23
