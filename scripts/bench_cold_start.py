@@ -1,4 +1,4 @@
-"""Cold start of the command line as whole processes: ``opindex --help`` and ``opindex search``.
+"""Cold start of the command line as whole processes: `opindex --help` and `opindex search`.
 
 python scripts/bench_cold_start.py                       # Zipf corpus, 10k documents
 python scripts/bench_cold_start.py --documents 1000 --runs 5

@@ -155,11 +155,12 @@ def captured_section(item: Captured, results: Path, old: dict[str, str]) -> str:
 
 
 def runs_table(results: dict[str, dict[str, Any] | None]) -> str:
+    # The evaluation scripts keep their context at the top level, the others under "context".
+    runs = {name: data.get("context", data) for name, data in results.items() if data}
     rows = [
-        [name, data["generated_at"], data["git"], data["cpus"],
-         " / ".join(f"{v:g}" for v in data["load_average"])]
-        for name, data in results.items()
-        if data
+        [name, run["generated_at"], run["git"], run["cpus"],
+         " / ".join(f"{v:g}" for v in run["load_average"])]
+        for name, run in runs.items()
     ]  # fmt: skip
     return table(["run", "at (UTC)", "commit", "CPUs", "load average 1/5/15 min"], rows, "lllrl")
 
