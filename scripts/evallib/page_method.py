@@ -72,7 +72,7 @@ projects. The files are cached in `bench-results/corpora/`. *Search* and *Cold s
 use the same records with Zipf text (`scripts/gen_corpus.py --vocabulary zipf`): running
 text over millions of word types (frequency ∝ 1/rank, steeper in the tail), with person
 names, ticket ids, host names, versions, misspellings and wiki pages of about 1,300
-tokens; about 280k distinct tokens at 10k documents and over a million at 100k.
+tokens; 260k distinct tokens at 10k documents, 1.2 million at 100k (30.9 million tokens).
 
 **Indexes.** Every benchmark tenant is built by the real syncer (`sync_tenant`) reading
 the real sandbox application in process (`httpx.ASGITransport`): the same requests and
