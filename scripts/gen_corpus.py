@@ -1,6 +1,7 @@
 """Write a generated sandbox corpus file (seeded, deterministic), or the shipped sample corpus.
 
 python scripts/gen_corpus.py --work-packages 10000 --seed 7 --out bench-results/10k.json
+python scripts/gen_corpus.py --work-packages 100000 --vocabulary zipf --out bench-results/z.json
 python scripts/gen_corpus.py --sample   # rewrite src/opindex/sandbox/data/sample_corpus.json
 """
 
@@ -11,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
+from evallib.zipf_corpus import VOCABULARIES, write_generated
 from opindex.errors import OpindexError
-from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus, write_corpus
+from opindex.sandbox.corpus_gen import CorpusSize, write_corpus
 from opindex.sandbox.sample_corpus import build_sample_corpus, sample_corpus_path
 
 
@@ -29,6 +31,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--projects", type=int, default=None, metavar="N", help="default: 3 + N / 2000, max 12"
     )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--vocabulary",
+        choices=VOCABULARIES,
+        default="templates",
+        help="templates (default): the sentence templates' few hundred words; zipf: running "
+        "text over a Zipf vocabulary of millions of types (names, ids, typos, long wiki pages)",
+    )
     parser.add_argument("--out", type=Path, help="corpus file to write")
     parser.add_argument(
         "--sample", action="store_true", help="rewrite the sample corpus shipped in the package"
@@ -46,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.sample:
             corpus = build_sample_corpus()
             out = sample_corpus_path()
+            written = write_corpus(corpus, out)
+            counts = [len(corpus[kind]) for kind in ("work_packages", "wiki_pages", "meetings")]
         else:
             size = CorpusSize.proportional(
                 args.work_packages,
@@ -53,18 +64,18 @@ def main(argv: list[str] | None = None) -> int:
                 meetings=args.meetings,
                 projects=args.projects,
             )
-            corpus = generate_corpus(size, seed=args.seed)
             out = args.out
-        out.parent.mkdir(parents=True, exist_ok=True)
-        written = write_corpus(corpus, out)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            # Record by record: a 1M-document corpus never sits in memory whole.
+            written = write_generated(size, args.seed, args.vocabulary, out)
+            counts = [size.work_packages, size.wiki_pages, size.meetings]
     except OpindexError as error:
         print(f"gen_corpus: {error}", file=sys.stderr)
         return 2
-    counts = ", ".join(
-        f"{len(corpus[kind])} {kind}" for kind in ("work_packages", "wiki_pages", "meetings")
-    )
+    kinds = ("work_packages", "wiki_pages", "meetings")
+    summary = ", ".join(f"{count} {kind}" for count, kind in zip(counts, kinds, strict=True))
     elapsed = time.perf_counter() - started
-    print(f"wrote {out} ({written / 1e6:.1f} MB: {counts}) in {elapsed:.1f} s")
+    print(f"wrote {out} ({written / 1e6:.1f} MB: {summary}) in {elapsed:.1f} s")
     return 0
 
 

@@ -32,7 +32,7 @@ from evallib.page_sections import (
     oracle_section,
     recall_section,
 )
-from evallib.page_targets import target_rows
+from evallib.page_targets import scale_rows, target_rows
 from evallib.plots import plot_latency, plot_recall
 from evallib.querygen import CATEGORIES
 from evallib.results_io import RESULTS, read_result
@@ -58,6 +58,7 @@ CAPTURED = (
     Captured("Index retrieval", ("retrieval",)),
     Captured("Sync", ("sync",)),
     Captured("Search", ("search",)),
+    Captured("Cold start", ("cold_start",)),
     Captured("Load", ("load", "load_baseline")),
 )
 
@@ -154,17 +155,19 @@ def captured_section(item: Captured, results: Path, old: dict[str, str]) -> str:
 
 
 def runs_table(results: dict[str, dict[str, Any] | None]) -> str:
+    # The evaluation scripts keep their context at the top level, the others under "context".
+    runs = {name: data.get("context", data) for name, data in results.items() if data}
     rows = [
-        [name, data["generated_at"], data["git"], data["cpus"],
-         " / ".join(f"{v:g}" for v in data["load_average"])]
-        for name, data in results.items()
-        if data
+        [name, run["generated_at"], run["git"], run["cpus"],
+         " / ".join(f"{v:g}" for v in run["load_average"])]
+        for name, run in runs.items()
     ]  # fmt: skip
     return table(["run", "at (UTC)", "commit", "CPUs", "load average 1/5/15 min"], rows, "lllrl")
 
 
 def render(results_dir: Path, page_path: Path) -> str:
-    results = {name: read_result(name, results_dir) for name in ("recall", "cost", "mcp", "memory")}
+    names = ("recall", "cost", "mcp", "memory", "search", "cold_start")
+    results = {name: read_result(name, results_dir) for name in names}
     recall, mcp, memory = results["recall"], results["mcp"], results["memory"]
     cost = merged_cost(results["cost"], recall)
     docs = page_path.parent
@@ -197,7 +200,8 @@ def render(results_dir: Path, page_path: Path) -> str:
         "## Goals",
         table(
             ["figure", "goal", "measured", "verdict"],
-            target_rows(recall, cost, mcp, memory),
+            target_rows(recall, cost, mcp, memory)
+            + scale_rows(results["search"], results["cold_start"]),
             "llll",
         ),
     ]

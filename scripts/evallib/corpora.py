@@ -11,7 +11,8 @@ from evallib.corpus_view import CorpusItem
 from evallib.oracle import ExhaustiveRanker, corpus_document
 from evallib.querygen import GENERATOR_VERSION, KnownItemQuery, QueryGenerator
 from evallib.tenant_data import file_hash
-from opindex.sandbox.corpus_gen import CorpusSize, generate_corpus, write_corpus
+from evallib.zipf_corpus import write_generated
+from opindex.sandbox.corpus_gen import CorpusSize
 
 QUERY_FILE_VERSION = 1
 
@@ -23,14 +24,15 @@ def size_label(work_packages: int) -> str:
     return str(work_packages)
 
 
-def ensure_corpus(work_packages: int, seed: int, root: Path) -> Path:
-    """``<root>/corpus-<size>-s<seed>.json``, generated unless it exists (deterministic)."""
-    path = root / f"corpus-{size_label(work_packages)}-s{seed}.json"
+def ensure_corpus(work_packages: int, seed: int, root: Path, vocabulary: str = "templates") -> Path:
+    """``<root>/corpus-<size>-s<seed>.json`` (``corpus-zipf-…`` with the Zipf vocabulary),
+    generated unless it exists (deterministic)."""
+    prefix = "corpus" if vocabulary == "templates" else f"corpus-{vocabulary}"
+    path = root / f"{prefix}-{size_label(work_packages)}-s{seed}.json"
     if not path.is_file():
         root.mkdir(parents=True, exist_ok=True)
-        corpus = generate_corpus(CorpusSize.proportional(work_packages), seed=seed)
         partial = path.with_suffix(".partial")
-        write_corpus(corpus, partial)
+        write_generated(CorpusSize.proportional(work_packages), seed, vocabulary, partial)
         partial.rename(path)
     return path
 

@@ -68,13 +68,21 @@ load average of each run is listed at the top.
 **Corpora.** `opindex.sandbox.corpus_gen` (seed 7): N work packages with descriptions
 and comments, N/20 wiki pages with long bodies, N/25 meetings with agenda items,
 outcomes and participants, names with diacritics, open and closed statuses, several
-projects. The files are cached in `bench-results/corpora/`.
+projects. The files are cached in `bench-results/corpora/`. *Search* and *Cold start*
+use the same records with Zipf text (`scripts/gen_corpus.py --vocabulary zipf`): running
+text over millions of word types (frequency ∝ 1/rank, steeper in the tail), with person
+names, ticket ids, host names, versions, misspellings and wiki pages of about 1,300
+tokens; 260k distinct tokens at 10k documents, 1.2 million at 100k (30.9 million tokens).
 
 **Indexes.** Every benchmark tenant is built by the real syncer (`sync_tenant`) reading
 the real sandbox application in process (`httpx.ASGITransport`): the same requests and
 code as over the network, without ~11,000 loopback round trips per 10k tenant. The data
 directory is cached in `bench-results/tenants/`, keyed by the corpus hash and a hash of
-the code that decides what is indexed. Sync speed itself is measured in *Sync*.
+the code that decides what is indexed. Sync speed itself is measured in *Sync*. The
+tenants of *Search* and *Cold start* are built in bulk (`scripts/evallib/bulk_tenant.py`):
+the corpus records go through the sandbox's HAL representers, the client's models and the
+syncer's record conversion straight into the index, without a request per record (a
+test checks the result equals a real sync's); their build time and disk size are listed.
 
 **Known-item queries** (`scripts/evallib/querygen.py`, seeded; written to
 `bench-results/queries/*.json` and replayable with `eval_recall.py --queries FILE`).

@@ -126,3 +126,51 @@ def target_rows(
             ]
         )
     return rows
+
+
+def _size_label(documents: int) -> str:
+    return f"{documents // 1_000_000}M" if documents >= 1_000_000 else f"{documents // 1000}k"
+
+
+def _search_row(search: Result) -> list[str]:
+    goals = {int(k): float(v) for k, v in search.get("targets_p95_ms", {}).items()}
+    sizes = {int(k): v["index_wall"] for k, v in search["sizes"].items()}
+    measured = "; ".join(
+        f"{_size_label(size)}: p95 {ms(wall['p95_ms'])}, p99 {ms(wall['p99_ms'])}"
+        for size, wall in sorted(sizes.items())
+    )
+    checks = [sizes[size]["p95_ms"] <= goal for size, goal in goals.items() if size in sizes]
+    checks += [wall["p99_ms"] <= 2 * wall["p95_ms"] for wall in sizes.values()]
+    verdict = _verdict(all(checks))
+    missing = [_size_label(size) for size in sorted(goals) if size not in sizes]
+    if missing:
+        measured_goals = len(missing) < len(goals)
+        verdict = "**missed**" if not all(checks) else "met" if measured_goals else "not measured"
+        verdict += f"; {', '.join(missing)} not measured (`scripts/bench_all --full --1m`)"
+    goal = ", ".join(f"≤ {g:g} ms at {_size_label(size)}" for size, g in sorted(goals.items()))
+    figure = f"search latency, index path, {search.get('vocabulary', 'zipf')} corpus, in process"
+    return [figure, f"p95 {goal}; p99 ≤ 2 × p95", measured, verdict]
+
+
+def _cold_start_row(cold: Result) -> list[str]:
+    results, targets = cold["results"], cold["targets_s"]
+    ok = all(results[name]["median_wall_s"] <= targets[name] for name in ("help", "search"))
+    return [
+        f"cold start, whole process (median of {cold['runs']})",
+        f"`opindex --help` ≤ {targets['help']:g} s; `opindex search --json` ≤ "
+        f"{targets['search']:g} s at 10k",
+        f"{results['help']['median_wall_s']:.2f} s; {results['search']['median_wall_s']:.2f} s "
+        f"at {cold['documents']:,} documents",
+        _verdict(ok),
+    ]
+
+
+def scale_rows(search: Result | None, cold_start: Result | None) -> list[list[str]]:
+    """Goals of the index path at scale (Zipf corpora, ``bench_search.py``) and of the
+    command line's cold start (``bench_cold_start.py``)."""
+    rows: list[list[str]] = []
+    if search and search.get("sizes"):
+        rows.append(_search_row(search))
+    if cold_start and cold_start.get("results"):
+        rows.append(_cold_start_row(cold_start))
+    return rows

@@ -108,3 +108,55 @@ def plot_latency(sizes: Sequence[Mapping[str, Any]], out: Path, *, title: str) -
     figure.tight_layout()
     figure.savefig(out)
     plt.close(figure)
+
+
+def plot_growth(
+    rows: Sequence[Mapping[str, Any]],
+    targets: Mapping[int, float],
+    out: Path,
+    *,
+    title: str,
+) -> None:
+    """Index-path p50/p95/p99 against documents (log-log), with the p95 targets marked.
+
+    *rows*: one per size with ``documents``, ``index_wall`` (``p50_ms``, ``p95_ms``,
+    ``p99_ms``) and ``index_cpu`` (``p95_ms``: drawn too, as on a busy machine the wall
+    time includes waiting for a core); *targets*: documents -> p95 goal in ms.
+    """
+    figure, axes = plt.subplots(figsize=(8.5, 5), dpi=110)
+    documents = [row["documents"] for row in rows]
+    for stat, style in (("p50_ms", "-"), ("p95_ms", "--"), ("p99_ms", ":")):
+        values = [row["index_wall"][stat] for row in rows]
+        axes.plot(documents, values, style, marker="o", color=PATH_COLOURS["index"], label=stat[:3])
+        if stat == "p95_ms":
+            for x, y in zip(documents, values, strict=True):
+                axes.annotate(
+                    f"{y:.0f} ms" if y >= 10 else f"{y:.1f} ms",
+                    (x, y),
+                    textcoords="offset points",
+                    xytext=(6, 6),
+                    fontsize=8,
+                )
+    cpu = [row["index_cpu"]["p95_ms"] for row in rows]
+    axes.plot(documents, cpu, "--", marker=".", color="#8c8c8c", label="p95 of CPU time")
+    goals = sorted(targets.items())
+    axes.plot(
+        [g[0] for g in goals], [g[1] for g in goals], "x", color="#c0392b", markersize=9,
+        label="p95 target",
+    )  # fmt: skip
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    axes.set_xlim(min([*documents, *targets]) / 1.4, max([*documents, *targets]) * 1.6)
+    axes.xaxis.set_major_formatter(
+        FuncFormatter(lambda v, _: f"{v / 1e6:g}M" if v >= 1e6 else f"{v / 1000:g}k")
+    )
+    axes.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    axes.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    axes.set_xlabel("documents in the tenant (work packages + wiki pages + meetings)")
+    axes.set_ylabel("index-path latency per search (ms, log scale)")
+    axes.set_title(title, fontsize=11)
+    axes.grid(which="both", alpha=0.3)
+    axes.legend(fontsize=9)
+    figure.tight_layout()
+    figure.savefig(out)
+    plt.close(figure)

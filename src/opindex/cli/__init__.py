@@ -46,6 +46,17 @@ COMMANDS: dict[str, str] = {
     "sandbox": "opindex.cli.sandbox_command",
     "demo": "opindex.cli.demo_command",
 }
+# Sub-command name -> its one-line help, as its module registers it: ``opindex --help``
+# lists the commands from here without importing any command module (start-up time).
+COMMAND_HELP: dict[str, str] = {
+    "serve": "serve the search tools over MCP (stdio or HTTP), syncing in the background",
+    "sync": "bring tenant indexes up to date",
+    "rebuild": "rebuild a tenant's index from scratch, swapping it in atomically",
+    "status": "show each tenant's index: freshness, last sync, documents, size",
+    "search": "search work packages, meetings or wiki pages",
+    "sandbox": "serve a corpus file as an OpenProject API v3 stand-in",
+    "demo": "see opindex work on a sample OpenProject (no server needed)",
+}
 
 
 class CommandModule(Protocol):
@@ -87,12 +98,14 @@ def _chosen_command(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(
-    only: str | None = None,
+    only: str | None = None, *, declare_only: bool = False
 ) -> tuple[argparse.ArgumentParser, dict[str, CommandModule]]:
     """The top-level parser with every sub-command registered, or just *only*.
 
     Loading one command's module keeps start-up fast (``opindex sandbox`` never imports
-    Tantivy or the MCP SDK) and keeps one command working if another cannot load.
+    Tantivy or the MCP SDK) and keeps one command working if another cannot load. With
+    *declare_only* (and no *only*) every command is declared by name and help alone and
+    no command module is imported: enough for ``opindex --help`` and usage errors.
     """
     parser = argparse.ArgumentParser(
         prog="opindex",
@@ -102,6 +115,10 @@ def build_parser(
     parser.add_argument("-v", "--verbose", action="store_true", help="log debug details to stderr")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     modules: dict[str, CommandModule] = {}
+    if declare_only and only is None:
+        for name in COMMANDS:
+            subparsers.add_parser(name, help=COMMAND_HELP[name])
+        return parser, modules
     for name in [only] if only else COMMANDS:
         modules[name] = _load(name)
         modules[name].add_parser(subparsers)
@@ -125,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(arguments: list[str]) -> int:
-    parser, modules = build_parser(_chosen_command(arguments))
+    chosen = _chosen_command(arguments)
+    parser, modules = build_parser(chosen, declare_only=chosen is None)
     args = parser.parse_args(arguments)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from opindex.cli.config_option import add_config_argument
 from opindex.cli.sync_command import (
-    add_config_argument,
     add_quiet_argument,
     progress_for,
     run_interruptibly,

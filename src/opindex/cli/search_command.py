@@ -9,7 +9,7 @@ import sys
 from typing import TextIO
 
 from opindex.cli import EXIT_OK
-from opindex.cli.sync_command import add_config_argument
+from opindex.cli.config_option import add_config_argument
 from opindex.config import Config, load_config
 from opindex.envelope import (
     MAX_ID,

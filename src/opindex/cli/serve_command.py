@@ -7,8 +7,8 @@ import asyncio
 import logging
 
 from opindex.cli import EXIT_OK
+from opindex.cli.config_option import add_config_argument
 from opindex.cli.output import emit
-from opindex.cli.sync_command import add_config_argument
 from opindex.config import load_config
 from opindex.errors import ConfigError
 

@@ -7,7 +7,8 @@ import json
 from datetime import datetime
 from typing import Any
 
-from opindex.cli.sync_command import add_config_argument, selected_tenants
+from opindex.cli.config_option import add_config_argument
+from opindex.cli.sync_command import selected_tenants
 from opindex.config import load_config
 from opindex.state.models import utc_now
 from opindex.sync import TenantStatus, tenant_status

@@ -7,10 +7,10 @@ import asyncio
 import signal
 import sys
 from collections.abc import Coroutine
-from pathlib import Path
 from typing import Any, TypeVar
 
 from opindex.cli import EXIT_OK, exit_code_for
+from opindex.cli.config_option import add_config_argument
 from opindex.cli.output import emit
 from opindex.config import Config, TenantConfig, load_config
 from opindex.errors import OpindexError
@@ -38,16 +38,6 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "--full", action="store_true", help="re-read everything instead of only what changed"
     )
     add_quiet_argument(parser)
-
-
-def add_config_argument(parser: argparse.ArgumentParser) -> None:
-    """``--config PATH`` as every index command spells it."""
-    parser.add_argument(
-        "--config",
-        type=Path,
-        metavar="PATH",
-        help="configuration file (default: $OPINDEX_CONFIG, ./opindex.toml, or the environment)",
-    )
 
 
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:

@@ -6,7 +6,7 @@ import gc
 import json
 import random
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -20,6 +20,10 @@ ADMIN_KEY = "key-admin"  # user 1, an administrator: sees every project and inte
 EPOCH = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)  # earliest createdAt of generated content
 HISTORY_DAYS = 600  # content is created over this many days after EPOCH
 FUTURE_START = datetime(2027, 1, 11, 9, 0, tzinfo=UTC)  # "upcoming" meetings start from here
+
+
+FillerFactory = Callable[[random.Random], TextFiller]
+"""Makes the text filler of a corpus from the generator's seeded ``Random``."""
 
 
 def stamp(value: datetime) -> str:
@@ -70,10 +74,10 @@ def ascii_login(name: str) -> str:
 class _Generator:
     """Builds one corpus; every random choice goes through one seeded ``Random``."""
 
-    def __init__(self, size: CorpusSize, seed: int) -> None:
+    def __init__(self, size: CorpusSize, seed: int, filler: FillerFactory = TextFiller) -> None:
         self.size = size
         self.rng = random.Random(seed)
-        self.text = TextFiller(self.rng)
+        self.text = filler(self.rng)
         self.users: list[dict[str, Any]] = []
         self.projects: list[dict[str, Any]] = []
         self.closed_statuses: list[int] = []
@@ -326,31 +330,39 @@ class _Generator:
             "outcomes": outcomes,
         }
 
-    def corpus(self) -> dict[str, Any]:
+    def sections(self) -> Iterator[tuple[str, Any]]:
+        """The corpus's keys in file order with their values; the record lists are
+        iterators that generate each record when it is taken (for streaming writes)."""
         users = self.make_users()
         projects = self.make_projects()
         statuses = self.make_statuses()
+        yield "version", 1
+        yield "api_keys", {ADMIN_KEY: 1, **{f"key-{u['login']}": u["id"] for u in users[1:]}}
+        yield "users", users
+        yield "projects", projects
+        yield "statuses", statuses
+        yield "types", [{"id": i, "name": n} for i, n in enumerate(vocab.TYPES, start=1)]
+        yield "work_packages", map(self.make_work_package, range(1, self.size.work_packages + 1))
+        yield "wiki_pages", map(self.make_wiki_page, self.wiki_ids())
+        yield "meetings", map(self.make_meeting, range(1, self.size.meetings + 1))
+
+    def corpus(self) -> dict[str, Any]:
         return {
-            "version": 1,
-            "api_keys": {ADMIN_KEY: 1, **{f"key-{u['login']}": u["id"] for u in users[1:]}},
-            "users": users,
-            "projects": projects,
-            "statuses": statuses,
-            "types": [{"id": i, "name": n} for i, n in enumerate(vocab.TYPES, start=1)],
-            "work_packages": [
-                self.make_work_package(i) for i in range(1, self.size.work_packages + 1)
-            ],
-            "wiki_pages": [self.make_wiki_page(i) for i in self.wiki_ids()],
-            "meetings": [self.make_meeting(i) for i in range(1, self.size.meetings + 1)],
+            key: list(value) if isinstance(value, map) else value for key, value in self.sections()
         }
 
 
-def generate_corpus(size: CorpusSize, seed: int = 0) -> dict[str, Any]:
-    """A corpus dict (format version 1); the same size and seed give the same corpus."""
+def generate_corpus(
+    size: CorpusSize, seed: int = 0, *, filler: FillerFactory = TextFiller
+) -> dict[str, Any]:
+    """A corpus dict (format version 1); the same size and seed give the same corpus.
+
+    *filler* writes the text of every record (benchmarks pass one with a larger vocabulary).
+    """
     was_enabled = gc.isenabled()
     gc.disable()  # nothing generated is garbage; collections would only rescan it
     try:
-        return _Generator(size, seed).corpus()
+        return _Generator(size, seed, filler).corpus()
     finally:
         if was_enabled:
             gc.enable()
@@ -379,3 +391,28 @@ def write_corpus(corpus: dict[str, Any], path: Path) -> int:
     data = corpus_bytes(corpus)
     path.write_bytes(data)
     return len(data)
+
+
+def write_generated_corpus(
+    size: CorpusSize, path: Path, seed: int = 0, *, filler: FillerFactory = TextFiller
+) -> int:
+    """Generate a corpus and write it record by record: the bytes of ``write_corpus(
+    generate_corpus(size, seed), path)`` without holding the corpus in memory. Returns the
+    number of bytes written."""
+    generator = _Generator(size, seed, filler)
+    with path.open("w", encoding="utf-8", newline="\n") as out:
+        out.write("{")
+        for key, value in generator.sections():
+            tail = "" if key == "meetings" else ","
+            rows = iter(value) if isinstance(value, list | map) else None
+            first = next(rows, None) if rows is not None else None
+            if rows is None or first is None:
+                whole = [] if isinstance(value, map) else value
+                out.write(f"\n  {json.dumps(key)}: {json.dumps(whole, ensure_ascii=False)}{tail}")
+                continue
+            out.write(f"\n  {json.dumps(key)}: [\n    {json.dumps(first, ensure_ascii=False)}")
+            for row in rows:
+                out.write(f",\n    {json.dumps(row, ensure_ascii=False)}")
+            out.write(f"\n  ]{tail}")
+        out.write("\n}\n")
+    return path.stat().st_size

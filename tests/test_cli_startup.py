@@ -1,0 +1,79 @@
+"""Start-up cost of the command line: what ``opindex --help`` and ``opindex search`` import.
+
+Checked in a fresh interpreter through ``sys.modules`` (what was imported), not timed:
+``scripts/bench_cold_start.py`` measures the seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+
+from opindex import cli
+
+PROBE = """
+import json, sys
+from opindex.cli import main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+print("MODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+
+def imported_by(argv: list[str]) -> tuple[str, set[str]]:
+    """What the command printed and every module it imported, in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    printed, _, modules = done.stdout.rpartition("MODULES ")
+    return printed, set(json.loads(modules))
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {name.split(".")[0] for name in modules}
+
+
+def test_help_lists_every_command_without_importing_tantivy_mcp_or_httpx() -> None:
+    printed, modules = imported_by(["--help"])
+    for name, help_text in cli.COMMAND_HELP.items():
+        assert name in printed and help_text.split()[0] in printed
+    assert not top_level(modules) & {"tantivy", "mcp", "httpx", "pydantic", "rapidfuzz"}
+    assert not {m for m in modules if m.startswith("opindex.cli.")}  # no command module
+
+
+def test_search_help_does_not_import_the_mcp_sdk_or_the_syncer() -> None:
+    printed, modules = imported_by(["search", "--help"])
+    assert "--kind" in printed
+    assert "opindex.cli.search_command" in modules
+    assert not top_level(modules) & {"mcp", "apscheduler", "uvicorn", "starlette"}
+    assert "opindex.sync.runner" not in modules
+    assert "opindex.cli.sync_command" not in modules
+
+
+def test_usage_errors_still_name_the_commands() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "opindex", "serach"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "invalid choice: 'serach'" in done.stderr
+    assert "'search'" in done.stderr
+
+
+def test_declared_help_is_what_each_command_module_registers() -> None:
+    parser, modules = cli.build_parser()
+    assert set(modules) == set(cli.COMMANDS)
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    registered = {action.dest: action.help for action in subparsers._choices_actions}
+    assert registered == cli.COMMAND_HELP
