@@ -16,6 +16,7 @@ IndexState = Literal["fresh", "stale", "missing"]
 FallbackStrategyName = Literal["wildcard_suffix", "drop_term", "concept_expansion"]
 MatchModeName = Literal["fuzzy", "exact"]
 StatusFilter = Literal["open", "closed", "all"]
+SortOrder = Literal["relevance", "updated"]
 
 MAX_QUERY_LENGTH = 1000
 """Longest query accepted, in characters; longer queries are rejected with a clear error."""
@@ -39,6 +40,12 @@ class SearchRequest(BaseModel):
     status: StatusFilter | list[int] = "all"
     type_id: int | None = Field(default=None, ge=1)
     assignee_id: int | None = Field(default=None, ge=1)
+    author_id: int | None = Field(default=None, ge=1)
+    updated_after: datetime | None = None
+    """Only records updated at or after this moment (aware, UTC)."""
+    updated_before: datetime | None = None
+    """Only records updated strictly before this moment (aware, UTC)."""
+    sort: SortOrder = "relevance"
 
 
 class FieldMatchOut(BaseModel):
@@ -220,3 +227,22 @@ class WorkPackageListResponse(BaseModel):
     def to_json_dict(self) -> dict[str, object]:
         """The wire form."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+class LookupEntry(BaseModel):
+    """A project, user, status or type: ``handle`` is a project's identifier or a user's
+    login; ``closed`` a status's closed flag."""
+
+    id: int
+    name: str
+    handle: str | None = None
+    closed: bool | None = None
+
+
+class LookupResponse(BaseModel):
+    """``lookup``: what the account sees of one kind; ``me`` is its own user id."""
+
+    kind: str
+    results: list[LookupEntry]
+    me: int | None = None
+    meta: ReadMeta

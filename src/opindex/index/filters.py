@@ -1,4 +1,4 @@
-"""Record filters (kind, project, status, type, assignee, updated) as Tantivy queries."""
+"""Record filters (kind, project, status, type, assignee, author, updated) as Tantivy queries."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ class IndexFilters:
 
     ``status``: "open" / "closed" (by the work package's is_closed flag) or status ids.
     ``assignee_ids`` may contain None, meaning "unassigned".
+    ``updated_after`` is inclusive, ``updated_before`` exclusive.
     A record lacking an attribute never matches a filter on it (e.g. a wiki page never
     matches a status filter).
     """
@@ -30,6 +31,7 @@ class IndexFilters:
     status: StatusFilter | None = None
     type_ids: tuple[int, ...] | None = None
     assignee_ids: tuple[int | None, ...] | None = None
+    author_ids: tuple[int, ...] | None = None
     updated_after: datetime | None = None
     updated_before: datetime | None = None
 
@@ -70,6 +72,8 @@ def filter_clauses(schema: tantivy.Schema, kind: str, filters: IndexFilters) -> 
         clauses.append(_const(_any_int(schema, s.TYPE_ID, filters.type_ids)))
     if filters.assignee_ids is not None:
         clauses.append(_const(_assignee_query(schema, filters.assignee_ids)))
+    if filters.author_ids is not None:
+        clauses.append(_const(_any_int(schema, s.AUTHOR_ID, filters.author_ids)))
     if filters.updated_after is not None or filters.updated_before is not None:
         clauses.append(_const(_updated_query(schema, filters)))
     return clauses
@@ -104,7 +108,7 @@ def _assignee_query(schema: tantivy.Schema, ids: tuple[int | None, ...]) -> tant
 def _updated_query(schema: tantivy.Schema, filters: IndexFilters) -> tantivy.Query:
     # Unknown update times are stored as 0; a lower bound of 1 keeps them out.
     lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
-    upper = updated_timestamp(filters.updated_before) if filters.updated_before else None
+    upper = updated_timestamp(filters.updated_before) - 1 if filters.updated_before else None
     return tantivy.Query.range_query(
         schema, s.UPDATED_TS, tantivy.FieldType.Integer, lower_bound=lower, upper_bound=upper
     )

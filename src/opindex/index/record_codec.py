@@ -80,7 +80,7 @@ def _add_filters(out: tantivy.Document, record: Record) -> None:
     if _is_int(record.project_id):
         out.add_integer(s.PROJECT_ID, record.project_id)
     attributes = record.attributes
-    for name in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID):
+    for name in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID, s.AUTHOR_ID):
         value = attributes.get(name)
         if _is_int(value):
             out.add_integer(name, value)

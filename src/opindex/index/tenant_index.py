@@ -31,6 +31,7 @@ from opindex.index.generation_index import (
     tantivy_errors,
 )
 from opindex.index.generations import IndexDirectory
+from opindex.index.recency import run_by_recency
 from opindex.index.substring_clauses import containment_needle, containment_query
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VocabularyWriter
@@ -325,8 +326,9 @@ class TenantIndex:
 
         At most *limit* records; see CandidateList for what is reported when the cap
         cuts. Fuzzy queries come back best first (estimated score, then ascending id);
-        containment (substring) queries, and queries without terms (which the ranker
-        answers with every record), in ascending id order like the ranker's ties.
+        containment (substring) queries in ascending id order like the ranker's ties;
+        queries without terms (which the ranker answers with every record, in the order
+        given) most recently updated first.
         """
         if limit < 1:
             raise InvalidArgumentError(f"candidate limit must be at least 1, got {limit}")
@@ -341,9 +343,9 @@ class TenantIndex:
                     return run_scan(snap.searcher, needle, clauses, limit, SCAN_BUDGET, snap.record)
                 return run_by_id(snap.searcher, contained, clauses, limit, snap.record)
             fuzzy = fuzzy_query(schema, snap.vocabulary, query, check_kind(kind))
-            if fuzzy is None:  # no terms: the ranker returns every record
+            if fuzzy is None:  # no terms: the ranker lists records in the given order
                 everything = tantivy.Query.all_query()
-                return run_by_id(snap.searcher, everything, clauses, limit, snap.record)
+                return run_by_recency(snap.searcher, everything, clauses, limit, snap.record)
             return run_ranked(snap.searcher, fuzzy, clauses, limit, snap.record)
 
     def stats(self) -> IndexStats:

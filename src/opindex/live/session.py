@@ -7,6 +7,7 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import UTC
 
 from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
@@ -24,6 +25,7 @@ from opindex.live.wikis import WikiDirectoryCache, WikiSource
 from opindex.live.work_packages import WorkPackageSource
 from opindex.openproject.capabilities import ServerCapabilities
 from opindex.openproject.client import OpenProjectClient
+from opindex.records import Record
 from opindex.search.document import KINDS
 from opindex.search.query import Query, parse_query, validate_match_mode
 from opindex.search.rank import DEFAULT_MIN_SCORE
@@ -95,6 +97,20 @@ class LiveSearcher:
         return await self._wikis.candidates(request)
 
 
+def in_window(record: Record, request: SearchRequest) -> bool:
+    """True when *record* was updated inside the request's update window (a record
+    with an unknown update time is outside any window)."""
+    after, before = request.updated_after, request.updated_before
+    if after is None and before is None:
+        return True
+    updated = record.updated_at
+    if updated is None:
+        return False
+    if updated.tzinfo is None:
+        updated = updated.replace(tzinfo=UTC)
+    return (after is None or updated >= after) and (before is None or updated < before)
+
+
 class LiveSession:
     """One request's live search. ``run`` may be called again with a relaxed query: the
     candidates are fetched once and every record enriched once per session; each run still
@@ -113,7 +129,9 @@ class LiveSession:
         """The fetched candidates (fetched on first use, then reused)."""
         async with self._lock:
             if self._candidates is None:
-                self._candidates = await self._searcher._fetch(self.request, self.query)
+                fetched = await self._searcher._fetch(self.request, self.query)
+                fetched.records = [r for r in fetched.records if in_window(r, self.request)]
+                self._candidates = fetched
             return self._candidates
 
     async def run(self, query: Query | None = None) -> LiveOutcome:

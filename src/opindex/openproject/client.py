@@ -16,7 +16,15 @@ from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
 from opindex.openproject.hal import embedded_elements
 from opindex.openproject.http_session import ApiSession, JsonObject, Sleep
 from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
-from opindex.openproject.models import Activity, Project, Status, User, WikiPage, WorkPackage
+from opindex.openproject.models import (
+    Activity,
+    Project,
+    Status,
+    User,
+    WikiPage,
+    WorkPackage,
+    WorkPackageType,
+)
 from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import PagedQuery, Parse, T
 from opindex.openproject.query import (
@@ -191,6 +199,15 @@ class OpenProjectClient:
     async def statuses(self) -> list[Status]:
         """All work package statuses (``GET /api/v3/statuses``) with their closed flag."""
         return await self.paged(f"{API}/statuses", Status.from_hal, page_size=None).collect()
+
+    async def types(self) -> list[WorkPackageType]:
+        """All work package types (``GET /api/v3/types``)."""
+        return await self.paged(f"{API}/types", WorkPackageType.from_hal, page_size=None).collect()
+
+    async def principals(self) -> list[User]:
+        """The users the account can see (``GET /api/v3/principals``, users only)."""
+        params = {"filters": filters_json([Filter.of("type", "=", ["User"])])}
+        return await self.paged(f"{API}/principals", User.from_hal, params).collect()
 
     # --- work packages ----------------------------------------------------------------
 

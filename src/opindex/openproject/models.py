@@ -129,6 +129,19 @@ class Status(ApiModel):
         return build(cls, values, data)
 
 
+class WorkPackageType(ApiModel):
+    """A work package type (``GET /api/v3/types``)."""
+
+    id: int = Field(gt=0)
+    name: str = ""
+
+    @classmethod
+    def from_hal(cls, data: Mapping[str, Any]) -> Self:
+        """Parse a ``Type`` resource."""
+        values = {"id": data.get("id"), "name": optional_str(data.get("name")) or ""}
+        return build(cls, values, data)
+
+
 class WorkPackage(ApiModel):
     """A work package. ``description`` is the raw Markdown, ``None`` if not in the response.
 

@@ -7,6 +7,7 @@ pydantic envelope from ``opindex.envelope`` that says where it came from.
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -17,6 +18,8 @@ from opindex.config import Config, Secret, TenantConfig
 from opindex.envelope import (
     ActivityListResponse,
     AnsweredBy,
+    LookupEntry,
+    LookupResponse,
     MatchModeName,
     ReadMeta,
     RecordResponse,
@@ -34,6 +37,8 @@ from opindex.errors import (
 from opindex.live import WikiDirectoryCache
 from opindex.records import Record
 from opindex.service import record_reads
+from opindex.service.directory import DIRECTORY_KINDS, DirectoryKind
+from opindex.service.named_filters import FilterNames, resolve_filters, with_filters
 from opindex.service.rerank import AnalysisCache
 from opindex.service.routing import Clock, Freshness, is_upstream_unavailable, system_clock
 from opindex.service.search_flow import search_tenant
@@ -133,7 +138,13 @@ class Service:
 
     # --- search -----------------------------------------------------------------------
 
-    async def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
+    async def search(
+        self,
+        request: SearchRequest,
+        *,
+        tenant: str | None = None,
+        names: FilterNames | None = None,
+    ) -> SearchResponse:
         """Ranked results for *request* from the index or the live path.
 
         ``request.source``: ``auto`` follows the freshness policy (fresh index → index;
@@ -146,7 +157,12 @@ class Service:
         return await search_tenant(self._runtimes[self.resolve_tenant(tenant)], request)
 
     async def search_with_credential(
-        self, request: SearchRequest, credential: str, *, base_url: str | None = None
+        self,
+        request: SearchRequest,
+        credential: str,
+        *,
+        base_url: str | None = None,
+        names: FilterNames | None = None,
     ) -> SearchResponse:
         """A live-only search made with a caller's own OpenProject credential.
 
@@ -173,7 +189,7 @@ class Service:
         )
         runtime = self._runtime(tenant, None)
         try:
-            return await search_tenant(runtime, request)
+            return await search_tenant(runtime, await _named(runtime, request, names))
         finally:
             await runtime.aclose()
 
@@ -268,23 +284,60 @@ class Service:
         type_id: int | None = None,
         assignee_id: int | None = None,
         limit: int = 50,
+        names: FilterNames | None = None,
+        updated_after: datetime | None = None,
+        updated_before: datetime | None = None,
     ) -> WorkPackageListResponse:
         """OpenProject's own filtered listing (server-side ``subject ~`` and filters),
         newest first, unranked: the semantics of a plain work-package list. Like
-        OpenProject's default, only open work packages unless *status* says otherwise."""
+        OpenProject's default, only open work packages unless *status* says otherwise.
+        *names* given replace the id filters (see ``search``)."""
         runtime = self._runtimes[self.resolve_tenant(tenant)]
-        filters = record_reads.listing_filters(
-            subject=subject,
+        request = SearchRequest(
+            kind="work_package",
             project_id=project_id,
             status=status,
             type_id=type_id,
             assignee_id=assignee_id,
+            updated_after=updated_after,
+            updated_before=updated_before,
+        )
+        request = await _named(runtime, request, names)
+        filters = record_reads.listing_filters(
+            subject=subject,
+            project_id=request.project_id,
+            status=request.status,
+            type_id=request.type_id,
+            assignee_id=request.assignee_id,
+            author_id=request.author_id,
+            updated_after=request.updated_after,
+            updated_before=request.updated_before,
         )
         results, total = await record_reads.list_work_packages(
             runtime.client(), filters, limit, runtime.config.base_url
         )
         meta = _read_meta(runtime, "live", runtime.freshness())
         return WorkPackageListResponse(results=results, total=total, meta=meta)
+
+    async def lookup(
+        self, tenant: str | None, kind: DirectoryKind, text: str | None = None
+    ) -> LookupResponse:
+        """The projects, users, statuses or types (*kind*) the tenant's account sees,
+        those whose name or handle contains *text* when it is given (read live, cached
+        for a few minutes)."""
+        runtime = self._runtimes[self.resolve_tenant(tenant)]
+        if kind not in DIRECTORY_KINDS:
+            raise InvalidArgumentError(f"kind must be one of {', '.join(DIRECTORY_KINDS)}")
+        directory = await runtime.directory()
+        entries = directory.matching(kind, text)
+        return LookupResponse(
+            kind=kind,
+            results=[
+                LookupEntry(id=e.id, name=e.name, handle=e.handle, closed=e.closed) for e in entries
+            ],
+            me=directory.me if kind == "users" else None,
+            meta=_read_meta(runtime, "live", runtime.freshness()),
+        )
 
     # --- status and lifecycle ---------------------------------------------------------
 
@@ -314,6 +367,16 @@ class Service:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+async def _named(
+    runtime: TenantRuntime, request: SearchRequest, names: FilterNames | None
+) -> SearchRequest:
+    """*request* with the filters *names* gives (read the directory only for names)."""
+    if names is None:
+        return request
+    directory = await runtime.directory() if names.needs_directory() else None
+    return with_filters(request, resolve_filters(names, directory))
 
 
 def _read_meta(

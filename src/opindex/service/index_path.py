@@ -152,7 +152,7 @@ def search_index(
 ) -> HitList:
     """The best *limit* records of *kind* for *query* among the index's candidates.
 
-    An empty fuzzy query lists records unscored, in ascending id order. *cache* (shared
+    An empty fuzzy query lists records unscored, most recently updated first. *cache* (shared
     across searches, *scope* naming the tenant) spares re-analysing the same records, and
     *memo* shares analyses between the queries of one search (see ``Reranker``).
     ``HitList.total`` counts the records that passed the scorer among those ranked.

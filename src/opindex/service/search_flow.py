@@ -12,10 +12,11 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from opindex.envelope import AnsweredBy, SearchMeta, SearchRequest, SearchResponse
+from opindex.envelope import MAX_LIMIT, AnsweredBy, SearchMeta, SearchRequest, SearchResponse
 from opindex.errors import IndexUnavailableError, OpenProjectError
 from opindex.index import TenantIndex
 from opindex.index.generation_index import search_scope
+from opindex.index.record_codec import updated_timestamp
 from opindex.live import LiveHit, LiveOutcome
 from opindex.search.analysis import AnalyzedDocument
 from opindex.search.query import Query, parse_query
@@ -49,6 +50,28 @@ class PathAnswer:
     notes: list[str] = field(default_factory=list)
 
 
+SORT_WINDOW = 1_000
+"""With ``sort: updated``, the best this many matches (index path) are ordered by update
+time and the newest returned; the live path orders the best ``MAX_LIMIT`` it ranked."""
+
+
+def newest_first(hits: Sequence[ScoredHit], limit: int) -> list[ScoredHit]:
+    """*hits* ordered by update time, newest first (then by descending id), cut to *limit*;
+    records with an unknown update time last."""
+
+    def key(hit: ScoredHit) -> tuple[float, int]:
+        updated = hit.record.updated_at
+        stamp = updated_timestamp(updated) if updated is not None else 0
+        return (-stamp, -hit.record.id)
+
+    return sorted(hits, key=key)[:limit]
+
+
+def by_update_time(request: SearchRequest, query: Query) -> bool:
+    """Whether the answer is ordered by update time: ``sort: updated`` or no query terms."""
+    return request.sort == "updated" or (not query.containment and not query.terms)
+
+
 def index_answer(
     index: TenantIndex,
     request: SearchRequest,
@@ -61,6 +84,7 @@ def index_answer(
     """The index path with relaxation (blocking: Tantivy and the scorer; run in a thread)."""
     filters = index_filters(request)
     used = [query]
+    wanted = SORT_WINDOW if request.sort == "updated" else request.limit
     # The windows and relaxed queries of this search mostly rank the same records: each
     # is decoded (search_scope) and analysed (memo) once per search.
     memo: dict[int, AnalyzedDocument] = {}
@@ -71,7 +95,7 @@ def index_answer(
             attempt,
             request.kind,
             filters,
-            request.limit,
+            max(wanted, request.limit),
             cache=cache,
             scope=scope,
             memo=memo,
@@ -92,12 +116,14 @@ def index_answer(
             query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
         )
     assert isinstance(hits, HitList)
-    return PathAnswer("index", hits, used[0], outcome, hits.total, notes=hits.notes)
+    shown = newest_first(hits, request.limit) if by_update_time(request, used[0]) else hits
+    return PathAnswer("index", shown, used[0], outcome, hits.total, notes=hits.notes)
 
 
 async def live_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
     """The live two-phase path with relaxation over one session (nothing fetched twice)."""
-    session = runtime.live().session(request)
+    wide = request.model_copy(update={"limit": MAX_LIMIT}) if request.sort == "updated" else None
+    session = runtime.live().session(wide or request)
     runs: list[LiveOutcome] = []
     used = [query]
 
@@ -116,6 +142,8 @@ async def live_answer(runtime: TenantRuntime, request: SearchRequest, query: Que
         enabled=request.fallback,
     )
     hits = [ScoredHit(hit.record, hit.ranked) for hit in live_hits]
+    if by_update_time(request, used[0]):
+        hits = newest_first(hits, request.limit)
     notes = list(dict.fromkeys(note for attempt in runs for note in attempt.notes))
     return PathAnswer(
         "live",
