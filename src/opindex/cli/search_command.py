@@ -19,6 +19,7 @@ from opindex.envelope import (
     SearchResult,
 )
 from opindex.errors import InvalidArgumentError
+from opindex.mcp.rendering import relaxation_notice
 from opindex.search.document import Kind
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.tokenize import tokenize
@@ -192,11 +193,9 @@ def footer(response: SearchResponse) -> list[str]:
     if meta.age_seconds is not None:
         freshness += f" (synced {_age(meta.age_seconds)} ago)"
     lines[0] += f" · {freshness}"
-    if meta.wildcard_fallback:
-        lines.append(
-            f"nothing matched {meta.original_query!r}; relaxed with {meta.fallback_strategy}: "
-            f"{meta.effective_query!r}"
-        )
+    notice = relaxation_notice(meta)
+    if notice is not None:
+        lines.insert(0, notice)
     if meta.degraded:
         lines.append(f"degraded: {meta.enrichment_failures} record(s) could not be read completely")
     lines.extend(f"note: {note}" for note in meta.notes)

@@ -19,42 +19,62 @@ from pydantic import ValidationError
 from opindex.envelope import (
     DEFAULT_LIMIT,
     ActivityListResponse,
-    RecordResponse,
+    LookupResponse,
+    MatchModeName,
     SearchRequest,
-    SearchResponse,
-    WorkPackageListResponse,
+    SortOrder,
+    Source,
 )
 from opindex.errors import OpindexError
 from opindex.mcp import handlers
 from opindex.mcp.app_state import AppState
 from opindex.mcp.arguments import (
-    AssigneeId,
+    AssigneeRef,
+    AuthorRef,
+    DetailChoice,
     Fallback,
     Limit,
+    LookupKind,
+    LookupText,
     MatchMode,
     OptionalQuery,
-    ProjectId,
+    ProjectRef,
     QueryText,
     RecordId,
+    SortChoice,
     SourceChoice,
     StatusChoice,
     SubjectFilter,
-    TypeId,
+    TypeRef,
+    UpdatedAfter,
+    UpdatedBefore,
     WorkPackageId,
 )
 from opindex.mcp.callers import Caller, Refusal
 from opindex.mcp.handlers import LIVE_ONLY
 from opindex.mcp.rendering import (
     render_activities,
+    render_lookup,
     render_record,
     render_status,
     render_work_package_list,
 )
-from opindex.mcp.results import error_result, failure_result, model_result, search_result
+from opindex.mcp.results import (
+    error_result,
+    failure_result,
+    model_result,
+    search_result,
+    wire_result,
+)
+from opindex.mcp.schema_trim import outline_schema, trim_schema
 from opindex.mcp.status_report import IndexStatusReport
+from opindex.mcp.wire import Detail, RecordOutWire, SearchOut, listing_out, record_out
+from opindex.moments import parse_moment
 from opindex.search.document import Kind
+from opindex.service.named_filters import FilterNames
 
-SearchResult = Annotated[CallToolResult, SearchResponse]
+SearchResult = Annotated[CallToolResult, SearchOut]
+ListResult = Annotated[CallToolResult, SearchOut]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
 
 
@@ -93,11 +113,37 @@ async def _serve_tenant(
     return await _serve(ctx, with_tenant)
 
 
-async def _search(ctx: Context, request: SearchRequest) -> CallToolResult:
+async def _search(
+    ctx: Context, request: SearchRequest, names: FilterNames, detail: Detail
+) -> CallToolResult:
     async def work(state: AppState, caller: Caller) -> CallToolResult:
-        return search_result(await handlers.search(state, caller, request))
+        response = await handlers.search(state, caller, request, names)
+        return search_result(response, detail)
 
     return await _serve(ctx, work)
+
+
+def _request(
+    kind: Kind,
+    query: str,
+    match_mode: MatchModeName,
+    limit: int,
+    source: Source,
+    fallback: bool,
+    window: tuple[str | None, str | None],
+    sort: SortOrder,
+) -> SearchRequest:
+    return SearchRequest(
+        kind=kind,
+        query=query,
+        match_mode=match_mode,
+        limit=limit,
+        source=source,
+        fallback=fallback,
+        updated_after=parse_moment(window[0], "updatedAfter"),
+        updated_before=parse_moment(window[1], "updatedBefore"),
+        sort=sort,
+    )
 
 
 async def openproject_search_work_packages(
@@ -105,10 +151,15 @@ async def openproject_search_work_packages(
     query: QueryText = "",
     matchMode: MatchMode = "fuzzy",
     limit: Limit = DEFAULT_LIMIT,
-    project: ProjectId = None,
+    project: ProjectRef = None,
     status: StatusChoice = "all",
-    type: TypeId = None,
-    assignee: AssigneeId = None,
+    type: TypeRef = None,
+    assignee: AssigneeRef = None,
+    author: AuthorRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
+    sort: SortChoice = "relevance",
+    detail: DetailChoice = "brief",
     source: SourceChoice = "auto",
     fallback: Fallback = True,
 ) -> SearchResult:
@@ -116,22 +167,34 @@ async def openproject_search_work_packages(
 
     Accepts natural-language phrasing; tolerates typos, reordered words, partial words and
     missing accents. Returns results ranked by relevance with the matching excerpt and the
-    comments that matched. Use matchMode 'exact' only for a literal string you know verbatim.
-    The answer says whether it came from opindex's index or live from OpenProject.
+    comments that matched. Filters take names (project 'platform', assignee 'me').
     """
-    request = SearchRequest(
-        kind="work_package",
-        query=query,
-        match_mode=matchMode,
-        limit=limit,
-        source=source,
-        fallback=fallback,
-        project_id=project,
-        status=status,
-        type_id=type,
-        assignee_id=assignee,
-    )
-    return await _search(ctx, request)
+
+    async def run() -> CallToolResult:
+        request = _request(
+            "work_package",
+            query,
+            matchMode,
+            limit,
+            source,
+            fallback,
+            (updatedAfter, updatedBefore),
+            sort,
+        )
+        names = FilterNames(
+            project=project, status=status, type=type, assignee=assignee, author=author
+        )
+        return await _search(ctx, request, names, detail)
+
+    return await _guard(run)
+
+
+async def _guard(run: Callable[[], Awaitable[CallToolResult]]) -> CallToolResult:
+    """Argument errors found while building a request become error results."""
+    try:
+        return await run()
+    except OpindexError as error:
+        return failure_result(error)
 
 
 async def openproject_search_meetings(
@@ -139,7 +202,11 @@ async def openproject_search_meetings(
     query: QueryText = "",
     matchMode: MatchMode = "fuzzy",
     limit: Limit = DEFAULT_LIMIT,
-    project: ProjectId = None,
+    project: ProjectRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
+    sort: SortChoice = "relevance",
+    detail: DetailChoice = "brief",
     source: SourceChoice = "auto",
     fallback: Fallback = True,
 ) -> SearchResult:
@@ -148,18 +215,23 @@ async def openproject_search_meetings(
 
     Accepts natural-language phrasing ("what did we decide about hiring"); tolerates typos
     and reordered words. Returns results ranked by relevance with matching excerpts and the
-    agenda items that matched. Use matchMode 'exact' only for literal strings.
+    agenda items that matched.
     """
-    request = SearchRequest(
-        kind="meeting",
-        query=query,
-        match_mode=matchMode,
-        limit=limit,
-        source=source,
-        fallback=fallback,
-        project_id=project,
-    )
-    return await _search(ctx, request)
+
+    async def run() -> CallToolResult:
+        request = _request(
+            "meeting",
+            query,
+            matchMode,
+            limit,
+            source,
+            fallback,
+            (updatedAfter, updatedBefore),
+            sort,
+        )
+        return await _search(ctx, request, FilterNames(project=project), detail)
+
+    return await _guard(run)
 
 
 async def openproject_search_wiki_pages(
@@ -167,26 +239,34 @@ async def openproject_search_wiki_pages(
     query: QueryText = "",
     matchMode: MatchMode = "fuzzy",
     limit: Limit = DEFAULT_LIMIT,
-    project: ProjectId = None,
+    project: ProjectRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
+    sort: SortChoice = "relevance",
+    detail: DetailChoice = "brief",
     source: SourceChoice = "auto",
     fallback: Fallback = True,
 ) -> SearchResult:
     """Search wiki pages by title and full body text.
 
     Accepts natural-language phrasing; tolerates typos, reordered words and partial words.
-    Returns pages ranked by relevance with the matching excerpt. Use matchMode 'exact' only
-    for literal strings you know verbatim.
+    Returns pages ranked by relevance with the matching excerpt.
     """
-    request = SearchRequest(
-        kind="wiki_page",
-        query=query,
-        match_mode=matchMode,
-        limit=limit,
-        source=source,
-        fallback=fallback,
-        project_id=project,
-    )
-    return await _search(ctx, request)
+
+    async def run() -> CallToolResult:
+        request = _request(
+            "wiki_page",
+            query,
+            matchMode,
+            limit,
+            source,
+            fallback,
+            (updatedAfter, updatedBefore),
+            sort,
+        )
+        return await _search(ctx, request, FilterNames(project=project), detail)
+
+    return await _guard(run)
 
 
 async def openproject_list_work_package_activities(
@@ -211,18 +291,22 @@ async def openproject_list_work_package_activities(
 
 async def openproject_list_work_packages(
     ctx: Context,
-    project: ProjectId = None,
+    project: ProjectRef = None,
     subject: SubjectFilter = None,
     status: StatusChoice = "open",
-    type: TypeId = None,
-    assignee: AssigneeId = None,
+    type: TypeRef = None,
+    assignee: AssigneeRef = None,
+    author: AuthorRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
     limit: Limit = DEFAULT_LIMIT,
-) -> Annotated[CallToolResult, WorkPackageListResponse]:
+    detail: DetailChoice = "brief",
+) -> ListResult:
     """List work packages with OpenProject's own filters, newest update first, read live.
 
     A plain filter listing (no ranking, no typo tolerance): use it to enumerate a project's
-    open work packages, someone's assignments, or a status. To find work packages about
-    something, use openproject_search_work_packages instead.
+    open work packages, someone's assignments ('me'), or what changed since a date. To find
+    work packages about something, use openproject_search_work_packages instead.
     """
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
@@ -230,15 +314,33 @@ async def openproject_list_work_packages(
             state,
             tenant,
             handlers.WorkPackageFilters(
-                project_id=project,
                 subject=subject,
-                status=status,
-                type_id=type,
-                assignee_id=assignee,
                 limit=limit,
+                updated_after=parse_moment(updatedAfter, "updatedAfter"),
+                updated_before=parse_moment(updatedBefore, "updatedBefore"),
+            ),
+            FilterNames(
+                project=project, status=status, type=type, assignee=assignee, author=author
             ),
         )
-        return model_result(listing, render_work_package_list(listing))
+        return wire_result(listing_out(listing, detail), render_work_package_list(listing))
+
+    return await _serve_tenant(ctx, work)
+
+
+async def openproject_lookup(
+    ctx: Context, kind: LookupKind, name: LookupText = None
+) -> Annotated[CallToolResult, LookupResponse]:
+    """List the projects, users, statuses or work-package types this account can see, with
+    their ids and names (identifiers of projects, logins where visible).
+
+    Use it to find the names the other tools' filters accept, e.g. a project's identifier
+    or a colleague's name.
+    """
+
+    async def work(state: AppState, tenant: str) -> CallToolResult:
+        found = await state.service.lookup(tenant, kind, name)
+        return model_result(found, render_lookup(found))
 
     return await _serve_tenant(ctx, work)
 
@@ -246,12 +348,12 @@ async def openproject_list_work_packages(
 async def _get(ctx: Context, kind: Kind, record_id: int) -> CallToolResult:
     async def work(state: AppState, tenant: str) -> CallToolResult:
         detail = await handlers.get_record(state, tenant, kind, record_id)
-        return model_result(detail, render_record(detail))
+        return wire_result(record_out(detail), render_record(detail))
 
     return await _serve_tenant(ctx, work)
 
 
-RecordResult = Annotated[CallToolResult, RecordResponse]
+RecordResult = Annotated[CallToolResult, RecordOutWire]
 
 
 async def openproject_get_work_package(ctx: Context, id: RecordId) -> RecordResult:
@@ -302,6 +404,7 @@ TOOL_FUNCTIONS: tuple[Callable[..., Awaitable[CallToolResult]], ...] = (
     openproject_search_wiki_pages,
     openproject_list_work_package_activities,
     openproject_list_work_packages,
+    openproject_lookup,
     openproject_get_work_package,
     openproject_get_meeting,
     openproject_get_wiki_page,
@@ -311,16 +414,21 @@ TOOL_NAMES: tuple[str, ...] = tuple(function.__name__ for function in TOOL_FUNCT
 
 
 def build_tools() -> list[Tool]:
-    """One SDK tool per function, named after it, described by its docstring, read-only."""
-    return [
-        Tool.from_function(
+    """One SDK tool per function, named after it, described by its docstring, read-only,
+    with trimmed schemas (``trim_schema``)."""
+    tools = []
+    for function in TOOL_FUNCTIONS:
+        tool = Tool.from_function(
             function,
             name=function.__name__,
             description=_description(function),
             annotations=READ_ONLY,
         )
-        for function in TOOL_FUNCTIONS
-    ]
+        tool.parameters = trim_schema(tool.parameters)
+        if tool.output_schema is not None:
+            tool.output_schema = outline_schema(tool.output_schema)
+        tools.append(tool)
+    return tools
 
 
 def _description(function: Callable[..., Any]) -> str:

@@ -177,7 +177,7 @@ def envelope(
         age_seconds=freshness.age_seconds,
         degraded=answer.degraded,
         enrichment_failures=answer.enrichment_failures,
-        wildcard_fallback=answer.outcome.fallback_used,
+        wildcard_fallback=answer.outcome.strategy_used == "wildcard_suffix",
         fallback_strategy=answer.outcome.strategy_used,
         original_query=request.query,
         effective_query=answer.outcome.effective_query,
