@@ -118,6 +118,7 @@ class SearchMeta(BaseModel):
     original_query: str
     effective_query: str
     match_mode: MatchModeName = "fuzzy"
+    sort: SortOrder = "relevance"
     total: int = 0
     notes: list[str] = Field(default_factory=list)
 

@@ -74,9 +74,9 @@ async def test_tools_list_and_every_tool_over_http(url: str, site: Site) -> None
         ]
         status = await client.call_tool("openproject_index_status", {})
     assert result_ids(search)[0] == BOB_WP
-    assert structured(search)["meta"]["match_mode"] == "fuzzy"
+    assert structured(search)["meta"]["matchMode"] == "fuzzy"
     assert result_ids(exact) == [BOB_MEETING]
-    assert structured(exact)["meta"]["match_mode"] == "exact"
+    assert structured(exact)["meta"]["matchMode"] == "exact"
     assert [item["id"] for item in structured(activities)["results"]] == [701, 702]
     assert result_ids(listing) == [BOB_WP]
     assert [structured(read)["record"]["id"] for read in reads] == [BOB_WP, BOB_MEETING, BOB_WIKI]

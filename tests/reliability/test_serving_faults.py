@@ -65,7 +65,7 @@ async def test_a_failing_background_sync_leaves_the_server_answering_from_the_la
     assert index_snapshot(config.data_dir) == before
     meta = structured(search)["meta"]
     # The live path fails with the same 500s: the stale index answers and says so.
-    assert meta["source"] == "index" and meta["index_state"] == "stale"
+    assert meta["source"] == "index" and meta["indexState"] == "stale"
     marker_ids = {i for i in expected_all(corpus, BOB)["work_package"] if i % 4 == 0}
     assert set(result_ids(search)) == marker_ids
     reported = structured(status)["tenants"][0]

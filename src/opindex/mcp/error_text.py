@@ -42,7 +42,7 @@ def error_text(error: OpindexError, *, secrets: Iterable[str] = ()) -> str:
 
 
 def _describe(error: OpindexError) -> str:
-    detail = str(error).strip() or type(error).__name__
+    detail = str(error).strip().rstrip(".") or type(error).__name__
     if isinstance(error, InvalidArgumentError):
         return f"Invalid argument: {detail}. Change that argument and call the tool again."
     if isinstance(error, AuthenticationError):

@@ -172,11 +172,16 @@ def render_search(response: SearchResponse, *, brief: bool = False) -> str:
     query = f" for {meta.original_query!r}" if meta.original_query else ""
     shown = len(response.results)
     total = f" (of {meta.total})" if meta.total > shown else ""
-    head = f"{plural(shown, meta.kind)}{total}{query} [{meta.match_mode}], {describe_source(meta)}."
+    order = "most recently updated first" if not query or meta.sort == "updated" else "best first"
+    head = (
+        f"{plural(shown, meta.kind)}{total}{query} [{meta.match_mode}], {order}, "
+        f"{describe_source(meta)}."
+    )
     notice = relaxation_notice(meta)
     lines = [notice, head] if notice else [head]
+    scored = bool(meta.original_query.strip())
     for rank, result in enumerate(response.results, start=1):
-        lines.append(f"{rank}. {result_heading(result, brief=brief)}")
+        lines.append(f"{rank}. {result_heading(result, scored=scored, brief=brief)}")
         lines.extend(f"   {line}" for line in result_lines(result, brief=brief))
     if not response.results:
         lines.append(

@@ -19,7 +19,6 @@ from pydantic import ValidationError
 from opindex.envelope import (
     DEFAULT_LIMIT,
     ActivityListResponse,
-    LookupResponse,
     MatchModeName,
     SearchRequest,
     SortOrder,
@@ -68,7 +67,15 @@ from opindex.mcp.results import (
 )
 from opindex.mcp.schema_trim import outline_schema, trim_schema
 from opindex.mcp.status_report import IndexStatusReport
-from opindex.mcp.wire import Detail, RecordOutWire, SearchOut, listing_out, record_out
+from opindex.mcp.wire import (
+    Detail,
+    LookupOut,
+    RecordOutWire,
+    SearchOut,
+    listing_out,
+    lookup_out,
+    record_out,
+)
 from opindex.moments import parse_moment
 from opindex.search.document import Kind
 from opindex.service.named_filters import FilterNames
@@ -330,7 +337,7 @@ async def openproject_list_work_packages(
 
 async def openproject_lookup(
     ctx: Context, kind: LookupKind, name: LookupText = None
-) -> Annotated[CallToolResult, LookupResponse]:
+) -> Annotated[CallToolResult, LookupOut]:
     """List the projects, users, statuses or work-package types this account can see, with
     their ids and names (identifiers of projects, logins where visible).
 
@@ -340,7 +347,7 @@ async def openproject_lookup(
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
         found = await state.service.lookup(tenant, kind, name)
-        return model_result(found, render_lookup(found))
+        return wire_result(lookup_out(found), render_lookup(found))
 
     return await _serve_tenant(ctx, work)
 

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from opindex.envelope import (
+    LookupEntry,
+    LookupResponse,
     ReadMeta,
     RecordOut,
     RecordResponse,
@@ -36,8 +38,13 @@ class Wire(BaseModel):
 
     def wire(self) -> dict[str, Any]:
         """The JSON form without nulls, empty lists and empty objects."""
-        pruned: dict[str, Any] = _prune(self.model_dump(mode="json", by_alias=True))
-        return pruned
+        return prune_json(self.model_dump(mode="json", by_alias=True))
+
+
+def prune_json(value: dict[str, Any]) -> dict[str, Any]:
+    """*value* without nulls, empty lists and empty objects, at any depth."""
+    pruned: dict[str, Any] = _prune(value)
+    return pruned
 
 
 def _prune(value: Any) -> Any:
@@ -103,6 +110,7 @@ class MetaOut(Wire):
     original_query: str | None = None
     effective_query: str | None = None
     match_mode: str | None = None
+    sort: str | None = None
     notes: list[str] | None = None
 
 
@@ -219,16 +227,33 @@ def meta_out(meta: SearchMeta | ReadMeta, detail: Detail, total: int | None = No
         if relaxed or detail == "full":
             out.original_query = meta.original_query
             out.effective_query = meta.effective_query
-        if detail == "full" or meta.match_mode != "fuzzy":
-            out.match_mode = meta.match_mode
+        out.match_mode = meta.match_mode
+        out.sort = meta.sort if meta.sort != "relevance" else None
     return out
 
 
 def search_out(response: SearchResponse, detail: Detail) -> SearchOut:
-    """The wire form of a search."""
+    """The wire form of a search (an empty query lists records unscored)."""
+    scored = bool(response.meta.original_query.strip())
     return SearchOut(
-        results=[hit_out(result, detail) for result in response.results],
+        results=[hit_out(result, detail, scored=scored) for result in response.results],
         meta=meta_out(response.meta, detail),
+    )
+
+
+class LookupOut(Wire):
+    """The look-up tool: entries of one kind; ``me`` is the account's own user id."""
+
+    kind: str
+    results: list[LookupEntry]
+    me: int | None = None
+    meta: MetaOut
+
+
+def lookup_out(found: LookupResponse) -> LookupOut:
+    """The wire form of a look-up."""
+    return LookupOut(
+        kind=found.kind, results=found.results, me=found.me, meta=meta_out(found.meta, "brief")
     )
 
 

@@ -182,6 +182,7 @@ def envelope(
         original_query=request.query,
         effective_query=answer.outcome.effective_query,
         match_mode=request.match_mode,
+        sort=request.sort,
         total=answer.total,
         notes=[*notes, *answer.notes],
     )
