@@ -40,7 +40,7 @@ ProjectRef = Annotated[
     Field(description="Project id, identifier or name."),
 ]
 StatusChoice = Annotated[
-    str | list[int | str],
+    str | int | list[int | str],
     Field(
         description=("'open', 'closed', 'all', a status name or a list of status ids or names."),
     ),

@@ -8,6 +8,7 @@ from opindex.envelope import SearchRequest, StatusFilter
 from opindex.service.directory import Directory, DirectoryKind
 
 Ref = int | str
+STATUS_WORDS = ("open", "closed", "all")
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,7 +20,7 @@ class FilterNames:
     """
 
     project: Ref | None = None
-    status: str | list[Ref] | None = None
+    status: Ref | list[Ref] | None = None
     type: Ref | None = None
     assignee: Ref | None = None
     author: Ref | None = None
@@ -29,7 +30,7 @@ class FilterNames:
         values: list[object] = [self.project, self.type, self.assignee, self.author]
         if isinstance(self.status, list):
             values.extend(self.status)
-        elif self.status is not None and self.status.casefold() not in ("open", "closed", "all"):
+        elif isinstance(self.status, str) and self.status.casefold() not in STATUS_WORDS:
             values.append(self.status)
         return any(isinstance(v, str) and not v.strip().isdigit() for v in values)
 
@@ -72,7 +73,7 @@ def resolve_filters(names: FilterNames, directory: Directory | None) -> Resolved
         keyword = names.status.strip().casefold()
         status = "open" if keyword == "open" else "closed" if keyword == "closed" else "all"
     elif names.status is not None:
-        items = [names.status] if isinstance(names.status, str) else names.status
+        items = names.status if isinstance(names.status, list) else [names.status]
         status = [one("statuses", "status", item) for item in items]
     return ResolvedFilters(
         project_id=optional("projects", "project", names.project),
