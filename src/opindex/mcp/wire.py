@@ -38,7 +38,13 @@ class Wire(BaseModel):
 
     def wire(self) -> dict[str, Any]:
         """The JSON form without nulls, empty lists and empty objects."""
-        return prune_json(self.model_dump(mode="json", by_alias=True))
+        dumped = self.model_dump(mode="json", by_alias=True)
+        pruned = prune_json(dumped)
+        for name, info in type(self).model_fields.items():  # required members stay
+            key = info.alias or name
+            if info.is_required() and key in dumped:
+                pruned.setdefault(key, dumped[key])
+        return pruned
 
 
 def prune_json(value: dict[str, Any]) -> dict[str, Any]:

@@ -87,14 +87,19 @@ class Directory:
             return entries
         return [entry for entry in entries if any(wanted in key for key in _keys(entry))]
 
-    def resolve(self, kind: DirectoryKind, argument: str, ref: int | str) -> int:
+    def resolve(
+        self, kind: DirectoryKind, argument: str, ref: int | str, *, hint: bool = True
+    ) -> int:
         """The id *ref* names among the entries of *kind*; *argument* names the tool
-        argument in errors. Ids (numbers or digit strings) are taken as they are."""
+        argument in errors (*hint*: they point at the look-up tool). Ids (numbers or digit
+        strings) are taken as they are."""
         if isinstance(ref, int) and not isinstance(ref, bool):
             return ref
         text = str(ref).strip()
         if text.isdigit() and int(text) > 0:
             return int(text)
+        if text.lstrip("-").isdigit():
+            raise InvalidArgumentError(f"{argument}: ids are positive numbers, not {text}")
         if kind == "users" and text.casefold() == "me":
             if self.me is None:
                 raise InvalidArgumentError(f"{argument}: the account's own user is unknown")
@@ -120,10 +125,10 @@ class Directory:
                 f"{argument}: {ref!r} matches {len(partial)} {kind}: {listed}. "
                 f"Pass the id or the full name of the {singular} you mean."
             )
+        lookup = f", or call openproject_lookup with kind {kind!r} to list them" if hint else ""
         raise InvalidArgumentError(
             f"{argument}: no {singular} called {ref!r} is visible to this account. "
-            f"{self._closest(kind, wanted)} Pass one of these (id or name), or call "
-            f"openproject_lookup with kind {kind!r} to list them."
+            f"{self._closest(kind, wanted)} Pass one of these (id or name){lookup}."
         )
 
     def _closest(self, kind: DirectoryKind, wanted: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opindex.envelope import SearchRequest, StatusFilter
+from opindex.errors import InvalidArgumentError
 from opindex.service.directory import Directory, DirectoryKind
 
 Ref = int | str
@@ -24,6 +25,8 @@ class FilterNames:
     type: Ref | None = None
     assignee: Ref | None = None
     author: Ref | None = None
+    option_prefix: str = ""
+    """Put before argument names in errors: ``--`` for command-line options."""
 
     def needs_directory(self) -> bool:
         """True when some value is a name (ids and status keywords need no look-up)."""
@@ -46,10 +49,11 @@ class ResolvedFilters:
     author_id: int | None = None
 
 
-def _as_id(ref: Ref) -> int:
-    if isinstance(ref, int):
-        return ref
-    return int(ref.strip())
+def _as_id(ref: Ref, label: str) -> int:
+    value = ref if isinstance(ref, int) else int(ref.strip())
+    if value < 1:
+        raise InvalidArgumentError(f"{label}: ids are positive numbers, not {value}")
+    return value
 
 
 def resolve_filters(names: FilterNames, directory: Directory | None) -> ResolvedFilters:
@@ -57,9 +61,10 @@ def resolve_filters(names: FilterNames, directory: Directory | None) -> Resolved
     False. Unknown and ambiguous names raise ``InvalidArgumentError``."""
 
     def one(kind: DirectoryKind, argument: str, ref: Ref) -> int:
+        label = names.option_prefix + argument
         if directory is None:
-            return _as_id(ref)
-        return directory.resolve(kind, argument, ref)
+            return _as_id(ref, label)
+        return directory.resolve(kind, label, ref, hint=not names.option_prefix)
 
     def optional(kind: DirectoryKind, argument: str, ref: Ref | None) -> int | None:
         return None if ref is None else one(kind, argument, ref)
