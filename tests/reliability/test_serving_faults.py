@@ -69,8 +69,8 @@ async def test_a_failing_background_sync_leaves_the_server_answering_from_the_la
     marker_ids = {i for i in expected_all(corpus, BOB)["work_package"] if i % 4 == 0}
     assert set(result_ids(search)) == marker_ids
     reported = structured(status)["tenants"][0]
-    assert reported["state"] == "stale" and "500" in reported["last_error"]
-    assert reported["background_sync_seconds"] == 900
+    assert reported["state"] == "stale" and "500" in reported["lastError"]
+    assert reported["backgroundSyncSeconds"] == 900
 
 
 def test_sigterm_during_a_background_sync_stops_cleanly_and_keeps_the_index(

@@ -63,6 +63,7 @@ from opindex.mcp.results import (
     failure_result,
     model_result,
     search_result,
+    text_result,
     wire_result,
 )
 from opindex.mcp.schema_trim import outline_schema, trim_schema
@@ -74,6 +75,7 @@ from opindex.mcp.wire import (
     SearchOut,
     listing_out,
     lookup_out,
+    prune_json,
     record_out,
 )
 from opindex.moments import parse_moment
@@ -400,7 +402,9 @@ async def openproject_index_status(ctx: Context) -> Annotated[CallToolResult, In
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
         report = handlers.index_status(state, tenant)
-        return model_result(report, render_status(report))
+        content = prune_json(report.model_dump(mode="json", by_alias=True))
+        content.setdefault("tenants", [])
+        return text_result(render_status(report), content)
 
     return await _serve_tenant(ctx, work)
 

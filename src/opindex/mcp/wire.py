@@ -184,7 +184,6 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
         score=result.score if scored else None,
         project=result.project.name if result.project is not None else None,
         status=_text(attributes.get("status_name")),
-        type=_text(attributes.get("type_name")),
         assignee=_text(attributes.get("assignee_name")),
         updated_at=result.updated_at,
         url=result.url,
@@ -194,6 +193,7 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
         matched_agenda_items=_subs(result.matched_agenda_items or (), shown, titled=True),
     )
     if detail == "full":
+        hit.type = _text(attributes.get("type_name"))
         hit.match_type = result.match_type
         if scored:
             hit.matches = [
