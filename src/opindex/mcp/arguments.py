@@ -33,7 +33,7 @@ MatchMode = Annotated[
 ]
 Limit = Annotated[
     int,
-    Field(ge=1, le=MAX_LIMIT, description=f"Most results to return (1-{MAX_LIMIT})."),
+    Field(ge=1, le=MAX_LIMIT, description="Most results to return."),
 ]
 ProjectRef = Annotated[
     int | str | None,
@@ -103,17 +103,17 @@ Fallback = Annotated[
         ),
     ),
 ]
-RecordId = Annotated[int, Field(ge=1, description="The record's numeric id, from a search result.")]
+RecordId = Annotated[int, Field(ge=1, description="The id, from a search result.")]
 WorkPackageId = Annotated[
-    int, Field(ge=1, description="The work package's numeric id, from a search result.")
+    int, Field(ge=1, description="The work package id, from a search result.")
 ]
 OptionalQuery = Annotated[
     str | None,
     Field(
         max_length=MAX_QUERY_LENGTH,
         description=(
-            "Optional: rank the comments against this text (typo tolerant) and return only "
-            "matching ones. Omit to list every comment in order."
+            "Return only the comments matching this text, best first (typo tolerant); "
+            "omit to list all in order."
         ),
     ),
 ]
@@ -122,8 +122,7 @@ SubjectFilter = Annotated[
     Field(
         max_length=MAX_QUERY_LENGTH,
         description=(
-            "Optional server-side filter: subject contains this text (OpenProject's own "
-            "substring match, no typo tolerance)."
+            "Subject contains this text (OpenProject's substring match, no typo tolerance)."
         ),
     ),
 ]

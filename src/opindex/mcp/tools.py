@@ -313,9 +313,8 @@ async def openproject_list_work_packages(
 ) -> ListResult:
     """List work packages with OpenProject's own filters, newest update first, read live.
 
-    A plain filter listing (no ranking, no typo tolerance): use it to enumerate a project's
-    open work packages, someone's assignments ('me'), or what changed since a date. To find
-    work packages about something, use openproject_search_work_packages instead.
+    Unranked: use it to enumerate a project's open work packages, someone's assignments
+    ('me') or what changed since a date; to find work packages about something, search.
     """
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
@@ -368,8 +367,7 @@ RecordResult = Annotated[CallToolResult, RecordOutWire]
 async def openproject_get_work_package(ctx: Context, id: RecordId) -> RecordResult:
     """Read one work package in full (subject, description, status, people, comments).
 
-    Use it after a search to read a result completely. Served from opindex's index when it
-    is fresh, otherwise read live from OpenProject.
+    Use it after a search; from the index when fresh, else live.
     """
     return await _get(ctx, "work_package", id)
 
@@ -377,8 +375,7 @@ async def openproject_get_work_package(ctx: Context, id: RecordId) -> RecordResu
 async def openproject_get_meeting(ctx: Context, id: RecordId) -> RecordResult:
     """Read one meeting in full (agenda items with notes and outcomes, participants).
 
-    Use it after a search to read a result completely. Served from opindex's index when it
-    is fresh, otherwise read live from OpenProject.
+    Use it after a search; from the index when fresh, else live.
     """
     return await _get(ctx, "meeting", id)
 
@@ -386,8 +383,7 @@ async def openproject_get_meeting(ctx: Context, id: RecordId) -> RecordResult:
 async def openproject_get_wiki_page(ctx: Context, id: RecordId) -> RecordResult:
     """Read one wiki page in full (title and body text).
 
-    Use it after a search to read a result completely. Served from opindex's index when it
-    is fresh, otherwise read live from OpenProject.
+    Use it after a search; from the index when fresh, else live.
     """
     return await _get(ctx, "wiki_page", id)
 
