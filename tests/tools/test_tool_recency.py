@@ -63,9 +63,7 @@ async def test_a_window_with_a_query_and_an_offset(sample_site: SampleSite) -> N
     )
     low = datetime(2026, 1, 1, tzinfo=UTC)
     times = {item["id"]: item["updatedAt"] for item in everything["results"]}
-    expected = [
-        i for i in times if datetime.fromisoformat(times[i].replace("Z", "+00:00")) >= low
-    ]
+    expected = [i for i in times if datetime.fromisoformat(times[i].replace("Z", "+00:00")) >= low]
     assert [item["id"] for item in windowed["results"]] == expected
     assert 0 < len(expected) < len(times)
 

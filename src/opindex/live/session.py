@@ -97,6 +97,25 @@ class LiveSearcher:
         return await self._wikis.candidates(request)
 
 
+_DEEP_CONTENT = {"work_package": "comments", "meeting": "agenda items and outcomes"}
+
+
+def _unread_note(kind: str, query: Query, candidates: int, memo: EnrichmentMemo) -> str | None:
+    """The caveat of a live search that read the deep content of only some candidates:
+    a record matching only in content it did not read cannot be found."""
+    deep = _DEEP_CONTENT.get(kind)
+    if deep is None or (not query.containment and not query.terms):
+        return None
+    read = len(memo.enriched) + len(memo.failed)
+    if read >= candidates:
+        return None
+    return (
+        f"answered live: the {deep} of only {read} of {candidates} candidates were read, so a "
+        f"record matching only in other {deep} is not found; the index (after `opindex "
+        "sync`) searches all of them"
+    )
+
+
 def in_window(record: Record, request: SearchRequest) -> bool:
     """True when *record* was updated inside the request's update window (a record
     with an unknown update time is outside any window)."""
@@ -152,6 +171,9 @@ class LiveSession:
             limit=self.request.limit,
         )
         notes = list(fetched.notes)
+        unread = _unread_note(self.request.kind, query, len(fetched.records), self._memo)
+        if unread is not None:
+            notes.append(unread)
         if result.enrichment_failures:
             reasons = ", ".join(sorted(set(result.failure_reasons)))
             notes.append(
