@@ -19,6 +19,7 @@ from opindex.envelope import (
     WorkPackageListResponse,
 )
 from opindex.mcp.status_report import IndexStatusReport
+from opindex.mcp.wire import AGENDA_FIELDS, agenda_items, repeated_fields
 from opindex.search.tokenize import token_texts
 
 KIND_LABELS: Mapping[str, tuple[str, str]] = {
@@ -243,25 +244,56 @@ def render_work_package_list(listing: WorkPackageListResponse) -> str:
 
 
 def render_record(response: RecordResponse) -> str:
-    """The text content of one whole record: its attributes, then every field."""
+    """The text content of one whole record: its attributes, then every field that says
+    something new (a meeting's location or author is not repeated), then the comments
+    with their authors and dates when they were read."""
     record = response.record
+    details = response.details
     singular = KIND_LABELS.get(record.kind, (record.kind, ""))[0]
     lines = [f"{singular.capitalize()} #{record.id}: {record.title}"]
     if record.project is not None and record.project.name:
         lines.append(f"project: {record.project.name}")
     for key, value in record.attributes.items():
-        if value is not None and value != "":
-            lines.append(f"{key}: {value}")
+        if value is not None and value != "" and not key.endswith("_id"):
+            lines.append(f"{key.replace('_', ' ')}: {value}")
+    if details is not None:
+        for label, value in (
+            ("priority", details.priority),
+            ("start date", details.start_date),
+            ("due date", details.due_date),
+        ):
+            if value:
+                lines.append(f"{label}: {value}")
+        if details.parent is not None:
+            title = f" {details.parent.title}" if details.parent.title else ""
+            lines.append(f"parent: #{details.parent.id}{title}")
     if record.updated_at is not None:
         lines.append(f"updated: {record.updated_at:%Y-%m-%d %H:%M} UTC")
     if record.url:
         lines.append(f"url: {record.url}")
+    skipped = repeated_fields(record) | ({"comments"} if details is not None else set())
+    agenda = agenda_items(record) if record.kind == "meeting" else []
+    if agenda:
+        skipped |= set(AGENDA_FIELDS)
+        lines.append("agenda items:")
+        for item in agenda:
+            notes = f": {item['notes']}" if item.get("notes") else ""
+            title = item.get("title") or f"item {item['id']}"
+            lines.append(f"  - {title}{notes}")
+            lines.extend(f"    outcome: {outcome}" for outcome in item.get("outcomes", []))
     for name, values in record.fields.items():
         texts = [value.text for value in values if value.text.strip()]
-        if not texts or name == "title":
+        if not texts or name in skipped:
             continue
         lines.append(f"{name}:")
         lines.extend(f"  {text}" for text in texts)
+    if details is not None and details.comments:
+        lines.append("comments:")
+        for comment in details.comments:
+            who = comment.author or "someone"
+            when = f" on {comment.created_at:%Y-%m-%d}" if comment.created_at else ""
+            internal = " [internal]" if comment.internal else ""
+            lines.append(f"  #{comment.id} by {who}{when}{internal}: {comment.text}")
     lines.append(f"({describe_read(response.meta)})")
     lines.extend(response.meta.notes)
     return "\n".join(lines)

@@ -271,14 +271,60 @@ def listing_out(listing: WorkPackageListResponse, detail: Detail) -> SearchOut:
     )
 
 
+def repeated_fields(record: RecordOut) -> set[str]:
+    """Fields whose every text is already said by the title, the project or an attribute
+    (a meeting's ``location``, ``project`` and ``author`` fields)."""
+    said = {record.title, record.project.name if record.project else None}
+    said |= {value for value in record.attributes.values() if isinstance(value, str)}
+    repeated = {"title"}
+    for name, values in record.fields.items():
+        if values and all(value.text in said for value in values):
+            repeated.add(name)
+    return repeated
+
+
+AGENDA_FIELDS = ("agenda_title", "agenda_notes", "outcome_notes")
+
+
+def agenda_items(record: RecordOut) -> list[dict[str, Any]]:
+    """A meeting's agenda items, each once: ``{id, title, notes, outcomes}`` in order."""
+    items: dict[int, dict[str, Any]] = {}
+    keys = {"agenda_title": "title", "agenda_notes": "notes", "outcome_notes": "outcomes"}
+    for name in AGENDA_FIELDS:
+        for value in record.fields.get(name, []):
+            if value.ref is None or not value.text.strip():
+                continue
+            item = items.setdefault(value.ref, {"id": value.ref})
+            if keys[name] == "outcomes":
+                item.setdefault("outcomes", []).append(value.text)
+            else:
+                item.setdefault(keys[name], value.text)
+    return list(items.values())
+
+
 def record_out(response: RecordResponse) -> RecordOutWire:
-    """The wire form of one whole record."""
+    """The wire form of one whole record; a work package's comments with their authors
+    and dates when the details could be read."""
     record: RecordOut = response.record
+    details = response.details
+    skipped = repeated_fields(record) | ({"comments"} if details is not None else set())
+    agenda = agenda_items(record) if record.kind == "meeting" else []
+    if agenda:
+        skipped |= set(AGENDA_FIELDS)
     fields: dict[str, list[str]] = {}
     for name, values in record.fields.items():
         texts = [value.text for value in values if value.text.strip()]
-        if texts and name != "title":
-            fields[name] = texts
+        if texts and name not in skipped:
+            fields[to_camel(name)] = texts
+    attributes: dict[str, Any] = camel_attributes(dict(record.attributes))
+    comments: list[dict[str, Any]] = []
+    if details is not None:
+        extra = details.model_dump(mode="json", by_alias=True, exclude={"comments"})
+        attributes.update(prune_json(extra))
+        comments = [
+            prune_json(comment.model_dump(mode="json", by_alias=True, exclude_defaults=True))
+            for comment in details.comments
+        ]
     body = RecordBody(
         id=record.id,
         kind=record.kind,
@@ -287,7 +333,9 @@ def record_out(response: RecordResponse) -> RecordOutWire:
         project_id=record.project.id if record.project is not None else None,
         updated_at=record.updated_at,
         url=record.url,
-        attributes=camel_attributes(dict(record.attributes)),
+        attributes=attributes,
         fields=fields,
+        comments=comments,
+        agenda_items=agenda,
     )
     return RecordOutWire(record=body, meta=meta_out(response.meta, "brief"))

@@ -159,6 +159,10 @@ class WorkPackage(ApiModel):
     assignee: Ref | None = None
     author: Ref | None = None
     project: Ref | None = None
+    priority: Ref | None = None
+    parent: Ref | None = None
+    start_date: str | None = None
+    due_date: str | None = None
     lock_version: int | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
@@ -181,6 +185,10 @@ class WorkPackage(ApiModel):
             "assignee": ref(data, "assignee"),
             "author": ref(data, "author"),
             "project": ref(data, "project"),
+            "priority": ref(data, "priority"),
+            "parent": ref(data, "parent"),
+            "start_date": optional_str(data.get("startDate") or data.get("date")),
+            "due_date": optional_str(data.get("dueDate") or data.get("date")),
             "lock_version": data.get("lockVersion")
             if isinstance(data.get("lockVersion"), int)
             else None,
