@@ -170,44 +170,11 @@ class ReadMeta(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
-class RecordRef(BaseModel):
-    """Another record a record points at (a parent work package)."""
-
-    id: int | None = None
-    title: str | None = None
-
-
-class CommentOut(BaseModel):
-    """One comment of a work package: who wrote it, when, and its text."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    id: int
-    author: str | None = None
-    created_at: datetime | None = Field(default=None, alias="createdAt")
-    internal: bool = False
-    text: str
-
-
-class WorkPackageDetails(BaseModel):
-    """What a work package's page shows beyond its searchable text (read live)."""
-
-    model_config = ConfigDict(populate_by_name=True)
-
-    priority: str | None = None
-    start_date: str | None = Field(default=None, alias="startDate")
-    due_date: str | None = Field(default=None, alias="dueDate")
-    parent: RecordRef | None = None
-    comments: list[CommentOut] = Field(default_factory=list)
-
-
 class RecordResponse(BaseModel):
-    """``get_record``: one record plus where it was read; a work package's ``details``
-    when OpenProject could be asked for them."""
+    """``get_record``: one record plus where it was read."""
 
     record: RecordOut
     meta: ReadMeta
-    details: WorkPackageDetails | None = None
 
     def to_json_dict(self) -> dict[str, object]:
         """The wire form (camelCase record keys, ISO datetimes)."""

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from tests.tools.conftest import SampleSite, structured, text_of, tools_client
 from tests.tools.sample_facts import corpus
 
 
 def _work_package(record_id: int) -> dict[str, object]:
     return next(wp for wp in corpus()["work_packages"] if wp["id"] == record_id)
+
+
+def _moment(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _user_name(user_id: int) -> str:
@@ -22,16 +28,16 @@ async def test_a_work_package_comes_with_comment_authors_dates_and_priority(
     record = structured(result)["record"]
     source = _work_package(1002)
     expected = [
-        (a["id"], _user_name(a["user"]), a["createdAt"], a["comment"])
+        (a["id"], _user_name(a["user"]), _moment(a["createdAt"]), a["comment"])
         for a in source["activities"]  # type: ignore[attr-defined]
         if a.get("comment")
     ]
-    got = [(c["id"], c["author"], c["createdAt"], c["text"]) for c in record["comments"]]
+    got = [(c["id"], c["author"], _moment(c["createdAt"]), c["text"]) for c in record["comments"]]
     assert got == expected and expected
-    assert record["attributes"]["priority"] == "Normal"
+    assert record["attributes"]["priorityName"] == "Normal"
     assert "comments" not in record.get("fields", {})  # said once, with its author
     first = expected[0]
-    assert f"#{first[0]} by {first[1]} on {first[2][:10]}: {first[3]}" in text_of(result)
+    assert f"#{first[0]} by {first[1]} on {first[2]:%Y-%m-%d}: {first[3]}" in text_of(result)
     assert "priority: Normal" in text_of(result)
 
 

@@ -19,7 +19,13 @@ from opindex.envelope import (
     WorkPackageListResponse,
 )
 from opindex.mcp.status_report import IndexStatusReport
-from opindex.mcp.wire import AGENDA_FIELDS, agenda_items, repeated_fields
+from opindex.mcp.wire import (
+    AGENDA_FIELDS,
+    agenda_items,
+    record_comments,
+    repeated_fields,
+    shown_attributes,
+)
 from opindex.search.tokenize import token_texts
 
 KIND_LABELS: Mapping[str, tuple[str, str]] = {
@@ -245,33 +251,22 @@ def render_work_package_list(listing: WorkPackageListResponse) -> str:
 
 def render_record(response: RecordResponse) -> str:
     """The text content of one whole record: its attributes, then every field that says
-    something new (a meeting's location or author is not repeated), then the comments
-    with their authors and dates when they were read."""
+    something new (a meeting's location or author is not repeated, its agenda items come
+    grouped), a work package's comments with their authors and dates."""
     record = response.record
-    details = response.details
     singular = KIND_LABELS.get(record.kind, (record.kind, ""))[0]
     lines = [f"{singular.capitalize()} #{record.id}: {record.title}"]
     if record.project is not None and record.project.name:
         lines.append(f"project: {record.project.name}")
-    for key, value in record.attributes.items():
+    for key, value in shown_attributes(record.attributes).items():
         if value is not None and value != "" and not key.endswith("_id"):
-            lines.append(f"{key.replace('_', ' ')}: {value}")
-    if details is not None:
-        for label, value in (
-            ("priority", details.priority),
-            ("start date", details.start_date),
-            ("due date", details.due_date),
-        ):
-            if value:
-                lines.append(f"{label}: {value}")
-        if details.parent is not None:
-            title = f" {details.parent.title}" if details.parent.title else ""
-            lines.append(f"parent: #{details.parent.id}{title}")
+            lines.append(f"{key.removesuffix('_name').replace('_', ' ')}: {value}")
     if record.updated_at is not None:
         lines.append(f"updated: {record.updated_at:%Y-%m-%d %H:%M} UTC")
     if record.url:
         lines.append(f"url: {record.url}")
-    skipped = repeated_fields(record) | ({"comments"} if details is not None else set())
+    comments = record_comments(record)
+    skipped = repeated_fields(record) | ({"comments"} if comments else set())
     agenda = agenda_items(record) if record.kind == "meeting" else []
     if agenda:
         skipped |= set(AGENDA_FIELDS)
@@ -285,15 +280,15 @@ def render_record(response: RecordResponse) -> str:
         texts = [value.text for value in values if value.text.strip()]
         if not texts or name in skipped:
             continue
-        lines.append(f"{name}:")
+        lines.append(f"{name.replace('_', ' ')}:")
         lines.extend(f"  {text}" for text in texts)
-    if details is not None and details.comments:
+    if comments:
         lines.append("comments:")
-        for comment in details.comments:
-            who = comment.author or "someone"
-            when = f" on {comment.created_at:%Y-%m-%d}" if comment.created_at else ""
-            internal = " [internal]" if comment.internal else ""
-            lines.append(f"  #{comment.id} by {who}{when}{internal}: {comment.text}")
+        for comment in comments:
+            who = comment.get("author") or "someone"
+            when = f" on {comment['createdAt'][:10]}" if comment.get("createdAt") else ""
+            internal = " [internal]" if comment.get("internal") else ""
+            lines.append(f"  #{comment['id']} by {who}{when}{internal}: {comment['text']}")
     lines.append(f"({describe_read(response.meta)})")
     lines.extend(response.meta.notes)
     return "\n".join(lines)

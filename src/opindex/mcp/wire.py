@@ -8,7 +8,8 @@ match details, ids and people only at ``detail: full``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any, Literal
 
@@ -26,6 +27,7 @@ from opindex.envelope import (
     SearchResult,
     WorkPackageListResponse,
 )
+from opindex.record_builders import COMMENT_META
 from opindex.records import AttributeValue
 
 Detail = Literal["brief", "full"]
@@ -200,7 +202,7 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
                 FieldScoreOut(field=match.field, score=match.score, ref=match.ref)
                 for match in result.matches
             ]
-        extra = dict(attributes)
+        extra = shown_attributes(attributes)
         if result.project is not None:
             extra["project_id"] = result.project.id
         hit.attributes = camel_attributes(extra)
@@ -302,12 +304,40 @@ def agenda_items(record: RecordOut) -> list[dict[str, Any]]:
     return list(items.values())
 
 
+def shown_attributes(attributes: Mapping[str, AttributeValue]) -> dict[str, AttributeValue]:
+    """Attributes worth showing (the comment metadata is shown with the comments)."""
+    return {key: value for key, value in attributes.items() if key != COMMENT_META}
+
+
+def record_comments(record: RecordOut) -> list[dict[str, Any]]:
+    """A work package's comments with author, date and ``internal`` when set, oldest first
+    (empty when the comments were not read with their metadata)."""
+    raw = record.attributes.get(COMMENT_META)
+    if not isinstance(raw, str):
+        return []
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        meta = {}
+    comments = []
+    for value in record.fields.get("comments", []):
+        if value.ref is None:
+            continue
+        author, created, internal = (meta.get(str(value.ref)) or [None, None, False])[:3]
+        comment: dict[str, Any] = {"id": value.ref, "author": author, "createdAt": created}
+        if internal:
+            comment["internal"] = True
+        comment["text"] = value.text
+        comments.append(prune_json(comment))
+    return comments
+
+
 def record_out(response: RecordResponse) -> RecordOutWire:
     """The wire form of one whole record; a work package's comments with their authors
     and dates when the details could be read."""
     record: RecordOut = response.record
-    details = response.details
-    skipped = repeated_fields(record) | ({"comments"} if details is not None else set())
+    comments = record_comments(record)
+    skipped = repeated_fields(record) | ({"comments"} if comments else set())
     agenda = agenda_items(record) if record.kind == "meeting" else []
     if agenda:
         skipped |= set(AGENDA_FIELDS)
@@ -316,15 +346,7 @@ def record_out(response: RecordResponse) -> RecordOutWire:
         texts = [value.text for value in values if value.text.strip()]
         if texts and name not in skipped:
             fields[to_camel(name)] = texts
-    attributes: dict[str, Any] = camel_attributes(dict(record.attributes))
-    comments: list[dict[str, Any]] = []
-    if details is not None:
-        extra = details.model_dump(mode="json", by_alias=True, exclude={"comments"})
-        attributes.update(prune_json(extra))
-        comments = [
-            prune_json(comment.model_dump(mode="json", by_alias=True, exclude_defaults=True))
-            for comment in details.comments
-        ]
+    attributes: dict[str, Any] = camel_attributes(shown_attributes(record.attributes))
     body = RecordBody(
         id=record.id,
         kind=record.kind,

@@ -43,7 +43,6 @@ from opindex.service.rerank import AnalysisCache
 from opindex.service.routing import Clock, Freshness, is_upstream_unavailable, system_clock
 from opindex.service.search_flow import search_tenant
 from opindex.service.tenant_runtime import TenantRuntime
-from opindex.service.work_package_details import with_details
 from opindex.sync import TenantStatus, tenant_status
 
 CALLER_TENANT = "(caller credential)"
@@ -228,7 +227,7 @@ class Service:
             if stored is not None:
                 out = record_reads.record_out(stored, base_url)
                 meta = _read_meta(runtime, "index", freshness, notes)
-                return await _detailed(runtime, RecordResponse(record=out, meta=meta))
+                return RecordResponse(record=out, meta=meta)
         source: AnsweredBy = "live"
         try:
             record = await record_reads.fetch_record(runtime.client(), checked, record_id)
@@ -241,8 +240,7 @@ class Service:
             record, source = found, "index"
             notes.append("OpenProject could not be reached; read from the stale index")
         meta = _read_meta(runtime, source, freshness, notes)
-        response = RecordResponse(record=record_reads.record_out(record, base_url), meta=meta)
-        return await _detailed(runtime, response) if source == "live" else response
+        return RecordResponse(record=record_reads.record_out(record, base_url), meta=meta)
 
     @staticmethod
     async def _from_index(
@@ -372,13 +370,6 @@ class Service:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-async def _detailed(runtime: TenantRuntime, response: RecordResponse) -> RecordResponse:
-    """A work package with its live details (other kinds as they are)."""
-    if response.record.kind != "work_package":
-        return response
-    return await with_details(runtime.client(), response)
 
 
 async def _named(
