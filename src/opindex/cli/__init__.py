@@ -42,6 +42,8 @@ COMMANDS: dict[str, str] = {
     "search": "opindex.cli.search_command",
     "sandbox": "opindex.cli.sandbox_command",
     "demo": "opindex.cli.demo_command",
+    "doctor": "opindex.cli.doctor_command",
+    "init": "opindex.cli.init_command",
 }
 
 

@@ -134,7 +134,26 @@ class OpenProjectClient:
     async def me(self) -> User:
         """``GET /api/v3/users/me``, verified: raises ``AuthenticationError`` for the
         anonymous user or an account other than the expected one."""
-        data = await self._session.get_json(f"{API}/users/me")
+        url = f"{self.base_url}{API}/users/me"
+        try:
+            data = await self._session.get_json(f"{API}/users/me")
+        except NotFoundError as exc:
+            raise NotFoundError(
+                f"GET {url} answered 404: {self.base_url} is not the root of an OpenProject "
+                "with API v3; check base_url (the server root, e.g. "
+                "https://openproject.example.org, without /api/v3)",
+                status=404,
+                error_identifier=exc.error_identifier,
+            ) from exc
+        except AuthenticationError as exc:
+            raise AuthenticationError(
+                f"GET {url} answered 401: OpenProject rejected the API key; check the "
+                "tenant's api_key or api_key_env, its auth setting (basic sends "
+                "apikey:<key>, bearer sends the key as a token), and that an administrator "
+                "enabled API tokens (Administration > API and webhooks)",
+                status=401,
+                error_identifier=exc.error_identifier,
+            ) from exc
         user = self._verified_user(data)
         self._identity = user
         return user
