@@ -9,39 +9,29 @@ Every tool is read-only.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult, ToolAnnotations
-from pydantic import ValidationError
 
 from opindex.envelope import (
     DEFAULT_LIMIT,
     ActivityListResponse,
-    MatchModeName,
-    SearchRequest,
-    SortOrder,
-    Source,
 )
-from opindex.errors import OpindexError
 from opindex.mcp import handlers
 from opindex.mcp.app_state import AppState
 from opindex.mcp.arguments import (
     AssigneeRef,
     AuthorRef,
     DetailChoice,
-    Fallback,
     Limit,
     LookupKind,
     LookupText,
     MatchMode,
     OptionalQuery,
     ProjectRef,
-    QueryText,
     RecordId,
-    SortChoice,
-    SourceChoice,
     StatusChoice,
     SubjectFilter,
     TypeRef,
@@ -49,8 +39,6 @@ from opindex.mcp.arguments import (
     UpdatedBefore,
     WorkPackageId,
 )
-from opindex.mcp.callers import Caller, Refusal
-from opindex.mcp.handlers import LIVE_ONLY
 from opindex.mcp.rendering import (
     render_activities,
     render_lookup,
@@ -59,17 +47,19 @@ from opindex.mcp.rendering import (
     render_work_package_list,
 )
 from opindex.mcp.results import (
-    error_result,
-    failure_result,
     model_result,
-    search_result,
     text_result,
     wire_result,
 )
 from opindex.mcp.schema_trim import outline_schema, trim_schema
+from opindex.mcp.search_tools import (
+    openproject_search_meetings,
+    openproject_search_wiki_pages,
+    openproject_search_work_packages,
+)
 from opindex.mcp.status_report import IndexStatusReport
+from opindex.mcp.tool_calls import serve_tenant
 from opindex.mcp.wire import (
-    Detail,
     LookupOut,
     RecordOutWire,
     SearchOut,
@@ -82,200 +72,8 @@ from opindex.moments import parse_moment
 from opindex.search.document import Kind
 from opindex.service.named_filters import FilterNames
 
-SearchResult = Annotated[CallToolResult, SearchOut]
 ListResult = Annotated[CallToolResult, SearchOut]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
-
-
-def _state(ctx: Context) -> AppState:
-    return cast(AppState, ctx.request_context.lifespan_context)
-
-
-async def _serve(
-    ctx: Context, work: Callable[[AppState, Caller], Awaitable[CallToolResult]]
-) -> CallToolResult:
-    """Resolve the caller, run ``work``, turn library errors into error results."""
-    state = _state(ctx)
-    caller: Caller | Refusal = state.caller(ctx.headers)
-    if isinstance(caller, Refusal):
-        return error_result(caller.message)
-    try:
-        return await work(state, caller)
-    except OpindexError as error:
-        return failure_result(error, caller)
-    except ValidationError as error:  # arguments the service's request model refuses
-        return error_result(
-            f"Invalid arguments: {error.errors()[0]['msg']}. Change them and retry."
-        )
-
-
-async def _serve_tenant(
-    ctx: Context, work: Callable[[AppState, str], Awaitable[CallToolResult]]
-) -> CallToolResult:
-    """Like ``_serve`` for reads that need a configured tenant (not a live-only caller)."""
-
-    async def with_tenant(state: AppState, caller: Caller) -> CallToolResult:
-        if caller.tenant is None:
-            return error_result(LIVE_ONLY[0].upper() + LIVE_ONLY[1:] + ".")
-        return await work(state, caller.tenant)
-
-    return await _serve(ctx, with_tenant)
-
-
-async def _search(
-    ctx: Context, request: SearchRequest, names: FilterNames, detail: Detail
-) -> CallToolResult:
-    async def work(state: AppState, caller: Caller) -> CallToolResult:
-        response = await handlers.search(state, caller, request, names)
-        return search_result(response, detail)
-
-    return await _serve(ctx, work)
-
-
-def _request(
-    kind: Kind,
-    query: str,
-    match_mode: MatchModeName,
-    limit: int,
-    source: Source,
-    fallback: bool,
-    window: tuple[str | None, str | None],
-    sort: SortOrder,
-) -> SearchRequest:
-    return SearchRequest(
-        kind=kind,
-        query=query,
-        match_mode=match_mode,
-        limit=limit,
-        source=source,
-        fallback=fallback,
-        updated_after=parse_moment(window[0], "updatedAfter"),
-        updated_before=parse_moment(window[1], "updatedBefore"),
-        sort=sort,
-    )
-
-
-async def openproject_search_work_packages(
-    ctx: Context,
-    query: QueryText = "",
-    matchMode: MatchMode = "fuzzy",
-    limit: Limit = DEFAULT_LIMIT,
-    project: ProjectRef = None,
-    status: StatusChoice = "all",
-    type: TypeRef = None,
-    assignee: AssigneeRef = None,
-    author: AuthorRef = None,
-    updatedAfter: UpdatedAfter = None,
-    updatedBefore: UpdatedBefore = None,
-    sort: SortChoice = "relevance",
-    detail: DetailChoice = "brief",
-    source: SourceChoice = "auto",
-    fallback: Fallback = True,
-) -> SearchResult:
-    """Search work packages (tasks, bugs, features) by subject, description and comments.
-
-    Accepts natural-language phrasing; tolerates typos, reordered words, partial words and
-    missing accents. Returns results ranked by relevance with the matching excerpt and the
-    comments that matched. Filters take names (project 'platform', assignee 'me').
-    """
-
-    async def run() -> CallToolResult:
-        request = _request(
-            "work_package",
-            query,
-            matchMode,
-            limit,
-            source,
-            fallback,
-            (updatedAfter, updatedBefore),
-            sort,
-        )
-        names = FilterNames(
-            project=project, status=status, type=type, assignee=assignee, author=author
-        )
-        return await _search(ctx, request, names, detail)
-
-    return await _guard(run)
-
-
-async def _guard(run: Callable[[], Awaitable[CallToolResult]]) -> CallToolResult:
-    """Argument errors found while building a request become error results."""
-    try:
-        return await run()
-    except OpindexError as error:
-        return failure_result(error)
-
-
-async def openproject_search_meetings(
-    ctx: Context,
-    query: QueryText = "",
-    matchMode: MatchMode = "fuzzy",
-    limit: Limit = DEFAULT_LIMIT,
-    project: ProjectRef = None,
-    updatedAfter: UpdatedAfter = None,
-    updatedBefore: UpdatedBefore = None,
-    sort: SortChoice = "relevance",
-    detail: DetailChoice = "brief",
-    source: SourceChoice = "auto",
-    fallback: Fallback = True,
-) -> SearchResult:
-    """Search meetings and agenda items: titles, locations, agenda notes, outcomes (decisions)
-    and participants.
-
-    Accepts natural-language phrasing ("what did we decide about hiring"); tolerates typos
-    and reordered words. Returns results ranked by relevance with matching excerpts and the
-    agenda items that matched.
-    """
-
-    async def run() -> CallToolResult:
-        request = _request(
-            "meeting",
-            query,
-            matchMode,
-            limit,
-            source,
-            fallback,
-            (updatedAfter, updatedBefore),
-            sort,
-        )
-        return await _search(ctx, request, FilterNames(project=project), detail)
-
-    return await _guard(run)
-
-
-async def openproject_search_wiki_pages(
-    ctx: Context,
-    query: QueryText = "",
-    matchMode: MatchMode = "fuzzy",
-    limit: Limit = DEFAULT_LIMIT,
-    project: ProjectRef = None,
-    updatedAfter: UpdatedAfter = None,
-    updatedBefore: UpdatedBefore = None,
-    sort: SortChoice = "relevance",
-    detail: DetailChoice = "brief",
-    source: SourceChoice = "auto",
-    fallback: Fallback = True,
-) -> SearchResult:
-    """Search wiki pages by title and full body text.
-
-    Accepts natural-language phrasing; tolerates typos, reordered words and partial words.
-    Returns pages ranked by relevance with the matching excerpt.
-    """
-
-    async def run() -> CallToolResult:
-        request = _request(
-            "wiki_page",
-            query,
-            matchMode,
-            limit,
-            source,
-            fallback,
-            (updatedAfter, updatedBefore),
-            sort,
-        )
-        return await _search(ctx, request, FilterNames(project=project), detail)
-
-    return await _guard(run)
 
 
 async def openproject_list_work_package_activities(
@@ -295,7 +93,7 @@ async def openproject_list_work_package_activities(
         listing = await handlers.list_activities(state, tenant, workPackageId, query, matchMode)
         return model_result(listing, render_activities(listing))
 
-    return await _serve_tenant(ctx, work)
+    return await serve_tenant(ctx, work)
 
 
 async def openproject_list_work_packages(
@@ -333,7 +131,7 @@ async def openproject_list_work_packages(
         )
         return wire_result(listing_out(listing, detail), render_work_package_list(listing))
 
-    return await _serve_tenant(ctx, work)
+    return await serve_tenant(ctx, work)
 
 
 async def openproject_lookup(
@@ -350,7 +148,7 @@ async def openproject_lookup(
         found = await state.service.lookup(tenant, kind, name)
         return wire_result(lookup_out(found), render_lookup(found))
 
-    return await _serve_tenant(ctx, work)
+    return await serve_tenant(ctx, work)
 
 
 async def _get(ctx: Context, kind: Kind, record_id: int) -> CallToolResult:
@@ -358,7 +156,7 @@ async def _get(ctx: Context, kind: Kind, record_id: int) -> CallToolResult:
         detail = await handlers.get_record(state, tenant, kind, record_id)
         return wire_result(record_out(detail), render_record(detail))
 
-    return await _serve_tenant(ctx, work)
+    return await serve_tenant(ctx, work)
 
 
 RecordResult = Annotated[CallToolResult, RecordOutWire]
@@ -402,7 +200,7 @@ async def openproject_index_status(ctx: Context) -> Annotated[CallToolResult, In
         content.setdefault("tenants", [])
         return text_result(render_status(report), content)
 
-    return await _serve_tenant(ctx, work)
+    return await serve_tenant(ctx, work)
 
 
 TOOL_FUNCTIONS: tuple[Callable[..., Awaitable[CallToolResult]], ...] = (
