@@ -9,13 +9,15 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mcp import Client
 from tests.mcp.mcp_site import write_config
-from tests.tools.conftest import ADMIN_KEY, SampleSite
+from tests.tools.conftest import ADMIN_KEY, SampleSite, error_of, text_of, tools_client
 
 from opindex import cli
-from opindex.config import load_config_file
+from opindex.config import load_config, load_config_file
 from opindex.errors import UpstreamUnavailableError
 from opindex.mcp.callers import Caller, http_caller
+from opindex.mcp.server import ServerOptions, build_server
 from opindex.openproject import OpenProjectClient
 from opindex.openproject.retry import RetryPolicy
 
@@ -144,3 +146,25 @@ def test_an_http_caller_may_send_openprojects_own_basic_header(
     encoded = base64.b64encode(f"apikey:{ADMIN_KEY}".encode()).decode()
     caller = http_caller(sample_site.config, {"Authorization": f"Basic {encoded}"})
     assert caller == Caller("admin")
+
+
+async def test_a_rejected_key_names_the_tenant_and_the_settings(
+    sample_site: SampleSite, tmp_path: Path
+) -> None:
+    config = load_config(write_config(tmp_path, sample_site.sandbox.base_url, {"t": "nokey"}))
+    options = ServerOptions(transport="stdio", tenant="t", sync=False)
+    async with Client(build_server(config, options)) as client:
+        result = await client.call_tool("openproject_search_work_packages", {"query": "x"})
+    text = error_of(result)
+    assert "rejected (401) for tenant 't'" in text
+    assert "api_key_env" in text and "bearer" in text and "API tokens" in text
+
+
+async def test_a_zero_hit_search_names_its_filters(sample_site: SampleSite) -> None:
+    async with tools_client(sample_site, "admin") as client:
+        result = await client.call_tool(
+            "openproject_search_work_packages",
+            {"query": "checkout", "project": 999, "status": "open", "fallback": False},
+        )
+    assert "nothing matched within the filters: project 999, status open" in text_of(result)
+    assert "or fewer filters." in text_of(result)

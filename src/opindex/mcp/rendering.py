@@ -173,6 +173,10 @@ def meta_lines(meta: SearchMeta) -> list[str]:
     return lines
 
 
+def _filtered(meta: SearchMeta) -> bool:
+    return any(note.startswith("nothing matched within the filters") for note in meta.notes)
+
+
 def render_search(response: SearchResponse, *, brief: bool = False) -> str:
     """The text content of a search result: the relaxation notice first, if any."""
     meta = response.meta
@@ -194,7 +198,8 @@ def render_search(response: SearchResponse, *, brief: bool = False) -> str:
         lines.append(
             "No record matched. Try other words, fewer words, or matchMode 'fuzzy'."
             if meta.match_mode == "exact"
-            else "No record matched. Try other or fewer words."
+            else "No record matched. Try other or fewer words"
+            + (", or fewer filters." if _filtered(meta) else ".")
         )
     lines.extend(meta_lines(meta))
     return "\n".join(lines)

@@ -44,4 +44,5 @@ def model_result(model: BaseModel, text: str) -> CallToolResult:
 def failure_result(error: OpindexError, caller: Caller | Refusal | None = None) -> CallToolResult:
     """A library error turned into an error result, with the caller's credential scrubbed."""
     secrets = caller.secrets if isinstance(caller, Caller) else ()
-    return error_result(error_text(error, secrets=secrets))
+    tenant = caller.tenant if isinstance(caller, Caller) else None
+    return error_result(error_text(error, secrets=secrets, tenant=tenant))

@@ -168,6 +168,9 @@ def envelope(
 ) -> SearchResponse:
     """The response envelope (ARCHITECTURE invariant 5: honest meta)."""
     builder = ResultBuilder(answer.query, base_url=base_url)
+    narrowed = describe_filters(request) if not answer.hits else ""
+    if narrowed:
+        notes = [*notes, f"nothing matched within the filters: {narrowed}"]
     meta = SearchMeta(
         tenant=tenant,
         kind=request.kind,
@@ -187,6 +190,30 @@ def envelope(
         notes=[*notes, *answer.notes],
     )
     return SearchResponse(results=builder.build(answer.hits), meta=meta)
+
+
+def describe_filters(request: SearchRequest) -> str:
+    """``project 999, status open`` for the filters of *request* ("" for none)."""
+    parts = [
+        f"{label} {value}"
+        for label, value in (
+            ("project", request.project_id),
+            ("type", request.type_id),
+            ("assignee", request.assignee_id),
+            ("author", request.author_id),
+        )
+        if value is not None
+    ]
+    if request.status != "all":
+        status = request.status
+        parts.append(
+            f"status {', '.join(map(str, status)) if isinstance(status, list) else status}"
+        )
+    if request.updated_after is not None:
+        parts.append(f"updated at or after {request.updated_after.isoformat()}")
+    if request.updated_before is not None:
+        parts.append(f"updated before {request.updated_before.isoformat()}")
+    return ", ".join(parts)
 
 
 def _reason(error: BaseException) -> str:
