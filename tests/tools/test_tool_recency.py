@@ -26,14 +26,15 @@ async def test_an_empty_query_lists_the_most_recently_updated(
     assert all("score" not in item for item in answer["results"])  # unranked: no scores
 
 
+@pytest.mark.parametrize("source", ["index", "live"])
 @pytest.mark.parametrize(
     ("tool", "table"),
     [("openproject_search_meetings", "meetings"), ("openproject_search_wiki_pages", "wiki_pages")],
 )
-async def test_other_kinds_list_newest_first_on_the_index(
-    sample_site: SampleSite, tool: str, table: str
+async def test_other_kinds_list_newest_first(
+    sample_site: SampleSite, tool: str, table: str, source: str
 ) -> None:
-    answer = await _call(sample_site, tool, {"limit": 5, "source": "index"})
+    answer = await _call(sample_site, tool, {"limit": 5, "source": source})
     assert [item["id"] for item in answer["results"]] == newest_first(corpus()[table])[:5]
 
 

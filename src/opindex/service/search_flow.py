@@ -122,7 +122,9 @@ def index_answer(
 
 async def live_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
     """The live two-phase path with relaxation over one session (nothing fetched twice)."""
-    wide = request.model_copy(update={"limit": MAX_LIMIT}) if request.sort == "updated" else None
+    # Ordered by update time: rank (or list) as many as one answer may hold, then sort.
+    ordered = by_update_time(request, query)
+    wide = request.model_copy(update={"limit": MAX_LIMIT}) if ordered else None
     session = runtime.live().session(wide or request)
     runs: list[LiveOutcome] = []
     used = [query]
