@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from tests.tools.conftest import SampleSite, structured, text_of, tools_client
+from tests.tools.sample_facts import corpus
 
 SEARCH = "openproject_search_work_packages"
 CAMEL = re.compile(r"^[a-z][a-zA-Z0-9]*$")
@@ -122,3 +123,12 @@ async def test_a_zero_hit_answer_keeps_an_empty_result_list(sample_site: SampleS
     content = structured(result)
     assert content["results"] == [] and content["meta"]["total"] == 0
     assert content["meta"]["degraded"] is False  # "nothing matched" is said, not implied
+
+
+async def test_a_meeting_hit_says_when_it_starts(sample_site: SampleSite) -> None:
+    async with tools_client(sample_site, "admin") as client:
+        result = await client.call_tool("openproject_search_meetings", {"limit": 3})
+    starts = {m["id"]: m["startTime"] for m in corpus()["meetings"]}
+    for hit in structured(result)["results"]:
+        assert hit["startTime"][:16] == starts[hit["id"]].replace("Z", "")[:16]
+        assert starts[hit["id"]][:10] in text_of(result)

@@ -80,6 +80,9 @@ def result_heading(result: SearchResult, *, scored: bool = True, brief: bool = F
     status = result.attributes.get("status_name")
     if status:
         extras.append(str(status) if brief else f"status {status}")
+    start = result.attributes.get("start_time")
+    if isinstance(start, str) and start:
+        extras.append(start[:10] if brief else f"starts {start[:16].replace('T', ' ')}")
     suffix = f" ({', '.join(extras)})" if extras else ""
     if brief and scored and result.matched_fields:
         suffix = suffix[:-1] + f"; {', '.join(result.matched_fields)})"

@@ -90,6 +90,7 @@ class HitOut(Wire):
     status: str | None = None
     type: str | None = None
     assignee: str | None = None
+    start_time: str | None = None
     updated_at: datetime | None = None
     url: str | None = None
     matched_fields: list[str] | None = None
@@ -187,6 +188,7 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
         project=result.project.name if result.project is not None else None,
         status=_text(attributes.get("status_name")),
         assignee=_text(attributes.get("assignee_name")),
+        start_time=_text(attributes.get("start_time")),
         updated_at=result.updated_at,
         url=result.url,
         matched_fields=result.matched_fields if scored else None,
