@@ -56,3 +56,26 @@ async def test_a_meeting_says_each_thing_once(sample_site: SampleSite) -> None:
     for item in meeting["agendaItems"]:
         for outcome in item["outcomes"]:
             assert text.count(outcome["notes"]) == 1
+
+
+async def test_internal_comments_only_where_the_account_may_see_them(
+    sample_site: SampleSite,
+) -> None:
+    internal = [
+        (wp["id"], a["id"])
+        for wp in corpus()["work_packages"]
+        if wp["project"] == 1  # Operations: Jürgen is a member, not an admin
+        for a in wp["activities"]
+        if a.get("internal") and a.get("comment")
+    ]
+    record_id, comment_id = internal[0]
+    async with tools_client(sample_site, "admin") as client:
+        admin = structured(
+            await client.call_tool("openproject_get_work_package", {"id": record_id})
+        )
+    async with tools_client(sample_site, "juergen") as client:
+        member = await client.call_tool("openproject_get_work_package", {"id": record_id})
+    shown = {c["id"]: c for c in admin["record"]["comments"]}
+    assert shown[comment_id]["internal"] is True
+    assert "[internal]" not in text_of(member)
+    assert comment_id not in {c["id"] for c in structured(member)["record"]["comments"]}
