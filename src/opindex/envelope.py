@@ -170,11 +170,22 @@ class ReadMeta(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class RelationOut(BaseModel):
+    """A relation seen from the record: ``blocks`` / ``blocked`` / ``relates`` … another."""
+
+    type: str
+    id: int | None = None
+    title: str | None = None
+
+
 class RecordResponse(BaseModel):
-    """``get_record``: one record plus where it was read."""
+    """``get_record``: one record plus where it was read; a work package's relations and
+    attachment names when they were asked for (read live)."""
 
     record: RecordOut
     meta: ReadMeta
+    relations: list[RelationOut] | None = None
+    attachments: list[str] | None = None
 
     def to_json_dict(self) -> dict[str, object]:
         """The wire form (camelCase record keys, ISO datetimes)."""

@@ -77,6 +77,10 @@ DetailChoice = Annotated[
         description=("'full' adds per-field scores, ids and people to each result."),
     ),
 ]
+RecordDetail = Annotated[
+    Literal["brief", "full"],
+    Field(description="'full' also reads relations and attachment names live."),
+]
 LookupKind = Annotated[
     Literal["projects", "users", "statuses", "types"],
     Field(description="What to list."),

@@ -90,9 +90,11 @@ async def list_work_packages(
     )
 
 
-async def get_record(state: AppState, tenant: str, kind: Kind, record_id: int) -> RecordResponse:
-    """One whole record, from the fresh index or live."""
-    return await state.service.get_record(tenant, kind, record_id)
+async def get_record(
+    state: AppState, tenant: str, kind: Kind, record_id: int, *, links: bool = False
+) -> RecordResponse:
+    """One whole record, from the fresh index or live (*links*: relations, attachments)."""
+    return await state.service.get_record(tenant, kind, record_id, links=links)
 
 
 def index_status(state: AppState, tenant: str) -> IndexStatusReport:

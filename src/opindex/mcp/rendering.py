@@ -297,6 +297,11 @@ def render_record(response: RecordResponse) -> str:
             when = f" on {comment['createdAt'][:10]}" if comment.get("createdAt") else ""
             internal = " [internal]" if comment.get("internal") else ""
             lines.append(f"  #{comment['id']} by {who}{when}{internal}: {comment['text']}")
+    for relation in response.relations or []:
+        title = f" {relation.title}" if relation.title else ""
+        lines.append(f"relation: {relation.type} #{relation.id}{title}")
+    if response.attachments:
+        lines.append(f"attachments: {', '.join(response.attachments)}")
     lines.append(f"({describe_read(response.meta)})")
     lines.extend(response.meta.notes)
     return "\n".join(lines)

@@ -31,6 +31,7 @@ from opindex.mcp.arguments import (
     MatchMode,
     OptionalQuery,
     ProjectRef,
+    RecordDetail,
     RecordId,
     StatusChoice,
     SubjectFilter,
@@ -151,10 +152,10 @@ async def openproject_lookup(
     return await serve_tenant(ctx, work)
 
 
-async def _get(ctx: Context, kind: Kind, record_id: int) -> CallToolResult:
+async def _get(ctx: Context, kind: Kind, record_id: int, links: bool = False) -> CallToolResult:
     async def work(state: AppState, tenant: str) -> CallToolResult:
-        detail = await handlers.get_record(state, tenant, kind, record_id)
-        return wire_result(record_out(detail), render_record(detail))
+        found = await handlers.get_record(state, tenant, kind, record_id, links=links)
+        return wire_result(record_out(found), render_record(found))
 
     return await serve_tenant(ctx, work)
 
@@ -162,12 +163,15 @@ async def _get(ctx: Context, kind: Kind, record_id: int) -> CallToolResult:
 RecordResult = Annotated[CallToolResult, RecordOutWire]
 
 
-async def openproject_get_work_package(ctx: Context, id: RecordId) -> RecordResult:
-    """Read one work package in full (subject, description, status, people, comments).
+async def openproject_get_work_package(
+    ctx: Context, id: RecordId, detail: RecordDetail = "brief"
+) -> RecordResult:
+    """Read one work package in full (subject, description, status, priority, dates, people,
+    comments with authors and dates).
 
     Use it after a search; from the index when fresh, else live.
     """
-    return await _get(ctx, "work_package", id)
+    return await _get(ctx, "work_package", id, links=detail == "full")
 
 
 async def openproject_get_meeting(ctx: Context, id: RecordId) -> RecordResult:

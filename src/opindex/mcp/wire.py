@@ -144,6 +144,8 @@ class RecordBody(Wire):
     fields: dict[str, list[str]] | None = None
     comments: list[dict[str, Any]] | None = None
     agenda_items: list[dict[str, Any]] | None = None
+    relations: list[dict[str, Any]] | None = None
+    attachments: list[str] | None = None
 
 
 class RecordOutWire(Wire):
@@ -361,5 +363,7 @@ def record_out(response: RecordResponse) -> RecordOutWire:
         fields=fields,
         comments=comments,
         agenda_items=agenda,
+        relations=[prune_json(r.model_dump(mode="json")) for r in response.relations or []],
+        attachments=response.attachments,
     )
     return RecordOutWire(record=body, meta=meta_out(response.meta, "brief"))

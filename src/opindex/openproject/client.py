@@ -18,7 +18,9 @@ from opindex.openproject.http_session import ApiSession, JsonObject, Sleep
 from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
 from opindex.openproject.models import (
     Activity,
+    Attachment,
     Project,
+    Relation,
     Status,
     User,
     WikiPage,
@@ -267,6 +269,16 @@ class OpenProjectClient:
         return await self.paged(path, Activity.from_hal, page_size=None).collect()
 
     # --- meetings ---------------------------------------------------------------------
+
+    async def work_package_relations(self, work_package_id: int) -> list[Relation]:
+        """The relations a work package takes part in."""
+        path = f"{API}/work_packages/{_positive(work_package_id)}/relations"
+        return await self.paged(path, Relation.from_hal, page_size=None).collect()
+
+    async def work_package_attachments(self, work_package_id: int) -> list[Attachment]:
+        """The files attached to a work package."""
+        path = f"{API}/work_packages/{_positive(work_package_id)}/attachments"
+        return await self.paged(path, Attachment.from_hal, page_size=None).collect()
 
     def meetings(
         self,

@@ -228,6 +228,47 @@ class Activity(ApiModel):
         return build(cls, values, data)
 
 
+class Relation(ApiModel):
+    """A relation between two work packages (``GET /work_packages/{id}/relations``)."""
+
+    id: int = Field(gt=0)
+    type: str = ""
+    reverse_type: str = ""
+    from_wp: Ref | None = None
+    to_wp: Ref | None = None
+
+    @classmethod
+    def from_hal(cls, data: Mapping[str, Any]) -> Self:
+        """Parse a ``Relation`` resource."""
+        values = {
+            "id": data.get("id"),
+            "type": optional_str(data.get("type")) or "",
+            "reverse_type": optional_str(data.get("reverseType")) or "",
+            "from_wp": ref(data, "from"),
+            "to_wp": ref(data, "to"),
+        }
+        return build(cls, values, data)
+
+
+class Attachment(ApiModel):
+    """A file attached to a resource (``GET /work_packages/{id}/attachments``)."""
+
+    id: int = Field(gt=0)
+    file_name: str = ""
+    file_size: int | None = None
+
+    @classmethod
+    def from_hal(cls, data: Mapping[str, Any]) -> Self:
+        """Parse an ``Attachment`` resource."""
+        size = data.get("fileSize")
+        values = {
+            "id": data.get("id"),
+            "file_name": optional_str(data.get("fileName")) or "",
+            "file_size": size if isinstance(size, int) and not isinstance(size, bool) else None,
+        }
+        return build(cls, values, data)
+
+
 class WikiPage(ApiModel):
     """A wiki page. Released servers send only id, title and project: ``text``, ``slug``
     and the timestamps are ``None`` unless the server exposes them."""

@@ -38,11 +38,12 @@ from opindex.live import WikiDirectoryCache
 from opindex.records import Record
 from opindex.service import record_reads
 from opindex.service.directory import DIRECTORY_KINDS, DirectoryKind
-from opindex.service.named_filters import FilterNames, resolve_filters, with_filters
+from opindex.service.named_filters import FilterNames, named_request
 from opindex.service.rerank import AnalysisCache
 from opindex.service.routing import Clock, Freshness, is_upstream_unavailable, system_clock
 from opindex.service.search_flow import search_tenant
 from opindex.service.tenant_runtime import TenantRuntime
+from opindex.service.work_package_links import with_links
 from opindex.sync import TenantStatus, tenant_status
 
 CALLER_TENANT = "(caller credential)"
@@ -157,7 +158,7 @@ class Service:
         account sees and replace the request's.
         """
         runtime = self._runtimes[self.resolve_tenant(tenant)]
-        return await search_tenant(runtime, await _named(runtime, request, names))
+        return await search_tenant(runtime, await named_request(runtime.directory, request, names))
 
     async def search_with_credential(
         self,
@@ -192,7 +193,9 @@ class Service:
         )
         runtime = self._runtime(tenant, None)
         try:
-            return await search_tenant(runtime, await _named(runtime, request, names))
+            return await search_tenant(
+                runtime, await named_request(runtime.directory, request, names)
+            )
         finally:
             await runtime.aclose()
 
@@ -211,10 +214,20 @@ class Service:
 
     # --- reads ------------------------------------------------------------------------
 
-    async def get_record(self, tenant: str | None, kind: str, record_id: int) -> RecordResponse:
+    async def get_record(
+        self, tenant: str | None, kind: str, record_id: int, *, links: bool = False
+    ) -> RecordResponse:
         """One whole record: from the index when it is fresh (and holds the record), else
         live; a stale index answers when OpenProject is unreachable. ``NotFoundError``
-        when the record does not exist or is not visible."""
+        when the record does not exist or is not visible. *links*: a work package's
+        relations and attachment names too (read live)."""
+        response = await self._get_record(tenant, kind, record_id)
+        if links and response.record.kind == "work_package":
+            runtime = self._runtimes[self.resolve_tenant(tenant)]
+            return await with_links(runtime.client(), response)
+        return response
+
+    async def _get_record(self, tenant: str | None, kind: str, record_id: int) -> RecordResponse:
         runtime = self._runtimes[self.resolve_tenant(tenant)]
         checked = record_reads.check_kind(kind)
         if isinstance(record_id, bool) or not isinstance(record_id, int) or record_id < 1:
@@ -305,7 +318,7 @@ class Service:
             updated_after=updated_after,
             updated_before=updated_before,
         )
-        request = await _named(runtime, request, names)
+        request = await named_request(runtime.directory, request, names)
         filters = record_reads.listing_filters(
             subject=subject,
             project_id=request.project_id,
@@ -370,16 +383,6 @@ class Service:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-async def _named(
-    runtime: TenantRuntime, request: SearchRequest, names: FilterNames | None
-) -> SearchRequest:
-    """*request* with the filters *names* gives (read the directory only for names)."""
-    if names is None:
-        return request
-    directory = await runtime.directory() if names.needs_directory() else None
-    return with_filters(request, resolve_filters(names, directory))
 
 
 def _read_meta(

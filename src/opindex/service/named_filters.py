@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from opindex.envelope import SearchRequest, StatusFilter
@@ -103,3 +104,15 @@ def with_filters(request: SearchRequest, resolved: ResolvedFilters) -> SearchReq
         if value is not None
     }
     return SearchRequest.model_validate({**request.model_dump(), **update})
+
+
+async def named_request(
+    directory: Callable[[], Awaitable[Directory]],
+    request: SearchRequest,
+    names: FilterNames | None,
+) -> SearchRequest:
+    """*request* with the filters *names* gives; *directory* is read only for names."""
+    if names is None:
+        return request
+    found = await directory() if names.needs_directory() else None
+    return with_filters(request, resolve_filters(names, found))
