@@ -153,9 +153,8 @@ class Service:
         index, ``meta.index_state == "stale"``), ``index`` and ``live`` force a path.
         On zero hits the relaxation strategies run against the same path unless
         ``request.fallback`` is False. ``meta.total`` counts every record that matched on
-        the index path; on the live path, the records returned. *names* (projects,
-        people, statuses, types by name) are resolved to ids against what the tenant's
-        account sees and replace the request's.
+        the index path; on the live path, the records returned. *names*: filters by
+        name, resolved against what the tenant's account sees.
         """
         runtime = self._runtimes[self.resolve_tenant(tenant)]
         return await search_tenant(runtime, await named_request(runtime.directory, request, names))
