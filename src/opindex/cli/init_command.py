@@ -5,10 +5,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+import tomllib
 from pathlib import Path
 
 from opindex.cli import EXIT_OK
-from opindex.config import load_config_file
+from opindex.config import parse_config
 from opindex.errors import ConfigError, InvalidArgumentError
 
 TEMPLATE = """\
@@ -90,14 +91,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(text: str, path: Path, api_key_env: str) -> None:
     """Refuse arguments that would write a file opindex cannot read (bad name or URL)."""
-    probe = path.with_name(f".{path.name}.check")
     try:
-        probe.write_text(text, encoding="utf-8")
-        probe.chmod(0o600)
-        load_config_file(probe, env={api_key_env: "placeholder"})
-    except ConfigError as error:
-        message = str(error)
-        if "environment variable" not in message:
-            raise InvalidArgumentError(f"these settings would not load: {message}") from None
-    finally:
-        probe.unlink(missing_ok=True)
+        parse_config(tomllib.loads(text), source=path, env={api_key_env: "placeholder"})
+    except (ConfigError, tomllib.TOMLDecodeError) as error:
+        raise InvalidArgumentError(f"these settings would not load: {error}") from None
