@@ -47,7 +47,7 @@ def test_demo_tour_prints_ranked_results_for_every_step(
     assert "matched: comments" in flamingo
     assert "The live path, for comparison" in flamingo
     relaxed = next(part for part in sections if "“kubernetes canary”" in part)
-    assert "relaxed query 'kubernetes'" in relaxed
+    assert "dropped 'canary' and searched 'kubernetes'" in relaxed
     assert (tmp_path / "demo" / "opindex.toml").is_file()  # --data-dir keeps the demo
 
 

@@ -16,6 +16,7 @@ IndexState = Literal["fresh", "stale", "missing"]
 FallbackStrategyName = Literal["wildcard_suffix", "drop_term", "concept_expansion"]
 MatchModeName = Literal["fuzzy", "exact"]
 StatusFilter = Literal["open", "closed", "all"]
+SortOrder = Literal["relevance", "updated"]
 
 MAX_QUERY_LENGTH = 1000
 """Longest query accepted, in characters; longer queries are rejected with a clear error."""
@@ -41,6 +42,12 @@ class SearchRequest(BaseModel):
     status: StatusFilter | list[Annotated[int, Field(ge=1, le=MAX_ID, strict=True)]] = "all"
     type_id: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
     assignee_id: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
+    author_id: int | None = Field(default=None, ge=1, le=MAX_ID, strict=True)
+    updated_after: datetime | None = None
+    """Only records updated at or after this moment (aware, UTC)."""
+    updated_before: datetime | None = None
+    """Only records updated strictly before this moment (aware, UTC)."""
+    sort: SortOrder = "relevance"
 
 
 class FieldMatchOut(BaseModel):
@@ -113,6 +120,7 @@ class SearchMeta(BaseModel):
     original_query: str
     effective_query: str
     match_mode: MatchModeName = "fuzzy"
+    sort: SortOrder = "relevance"
     total: int = 0
     notes: list[str] = Field(default_factory=list)
 
@@ -164,11 +172,22 @@ class ReadMeta(BaseModel):
     notes: list[str] = Field(default_factory=list)
 
 
+class RelationOut(BaseModel):
+    """A relation seen from the record: ``blocks`` / ``blocked`` / ``relates`` … another."""
+
+    type: str
+    id: int | None = None
+    title: str | None = None
+
+
 class RecordResponse(BaseModel):
-    """``get_record``: one record plus where it was read."""
+    """``get_record``: one record plus where it was read; a work package's relations and
+    attachment names when they were asked for (read live)."""
 
     record: RecordOut
     meta: ReadMeta
+    relations: list[RelationOut] | None = None
+    attachments: list[str] | None = None
 
     def to_json_dict(self) -> dict[str, object]:
         """The wire form (camelCase record keys, ISO datetimes)."""
@@ -222,3 +241,22 @@ class WorkPackageListResponse(BaseModel):
     def to_json_dict(self) -> dict[str, object]:
         """The wire form."""
         return self.model_dump(mode="json", by_alias=True)
+
+
+class LookupEntry(BaseModel):
+    """A project, user, status or type: ``handle`` is a project's identifier or a user's
+    login; ``closed`` a status's closed flag."""
+
+    id: int
+    name: str
+    handle: str | None = None
+    closed: bool | None = None
+
+
+class LookupResponse(BaseModel):
+    """``lookup``: what the account sees of one kind; ``me`` is its own user id."""
+
+    kind: str
+    results: list[LookupEntry]
+    me: int | None = None
+    meta: ReadMeta

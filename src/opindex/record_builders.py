@@ -6,6 +6,7 @@ SearchDocument, so a scorer can tell "empty" (an empty tuple) from "unknown" (ab
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -53,7 +54,14 @@ def work_package_record(
         "author_name": _ref_name(wp.author),
         "created_at": _iso(wp.created_at),
         "display_id": wp.display_id,
+        "priority_name": _ref_name(wp.priority),
+        "start_date": wp.start_date,
+        "due_date": wp.due_date,
+        "parent_id": _ref_id(wp.parent),
+        "parent_title": _ref_name(wp.parent),
     }
+    if activities is not None:
+        attributes[COMMENT_META] = comment_meta(activities)
     return Record(
         document=SearchDocument(kind="work_package", id=wp.id, fields=fields),
         title=wp.subject,
@@ -62,6 +70,25 @@ def work_package_record(
         updated_at=wp.updated_at,
         attributes=attributes,
     )
+
+
+COMMENT_META = "comment_meta"
+"""The attribute holding who wrote each comment and when (JSON, see ``comment_meta``)."""
+
+
+def comment_meta(activities: Sequence[Activity]) -> str:
+    """``{"<activity id>": [author name, created at (ISO), internal], ...}`` for the
+    activities with a comment, as JSON (attributes hold scalars only)."""
+    meta = {
+        str(activity.id): [
+            _ref_name(activity.user),
+            _iso(activity.created_at),
+            activity.internal,
+        ]
+        for activity in activities
+        if activity.comment.strip()
+    }
+    return json.dumps(meta, ensure_ascii=False, separators=(",", ":"))
 
 
 def wiki_page_record(page: WikiPage) -> Record:

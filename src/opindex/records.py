@@ -20,7 +20,9 @@ class Record:
 
     ``attributes`` holds kind-specific values, by convention:
     work packages: status_id, status_name, is_closed, type_id, type_name, assignee_id,
-    assignee_name, author_id, author_name, created_at (ISO 8601), display_id;
+    assignee_name, author_id, author_name, created_at (ISO 8601), display_id,
+    priority_name, start_date, due_date, parent_id, parent_title, and (when the comments
+    were read) comment_meta: the JSON of ``record_builders.comment_meta``;
     wiki pages: slug;
     meetings: start_time (ISO 8601), location, state, author_id, author_name.
     """

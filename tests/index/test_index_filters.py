@@ -18,9 +18,9 @@ def filled(index: TenantIndex) -> TenantIndex:
     index.upsert(
         [
             work_package(1, "budget", project_id=1, status_id=1, is_closed=False, type_id=10,
-                         assignee_id=100, updated_at=day.replace(day=1)),
+                         assignee_id=100, author_id=7, updated_at=day.replace(day=1)),
             work_package(2, "budget", project_id=1, status_id=5, is_closed=True, type_id=11,
-                         assignee_id=101, updated_at=day.replace(day=10)),
+                         assignee_id=101, author_id=8, updated_at=day.replace(day=10)),
             work_package(3, "budget", project_id=2, status_id=2, is_closed=False, type_id=10,
                          updated_at=day.replace(day=20)),
             work_package(4, "budget", project_id=None),
@@ -66,6 +66,23 @@ def test_type_and_assignee(filled: TenantIndex) -> None:
     assert found(filled, assignee_ids=(101,)) == [2]
     assert found(filled, assignee_ids=(None,)) == [3, 4]
     assert found(filled, assignee_ids=(100, None)) == [1, 3, 4]
+
+
+def test_author(filled: TenantIndex) -> None:
+    assert found(filled, author_ids=(7,)) == [1]
+    assert found(filled, author_ids=(7, 8)) == [1, 2]
+    assert found(filled, author_ids=(9,)) == []
+
+
+def test_updated_before_is_exclusive(filled: TenantIndex) -> None:
+    assert found(filled, updated_before=datetime(2024, 3, 10, tzinfo=UTC)) == [1]
+    assert found(filled, updated_after=datetime(2024, 3, 10, tzinfo=UTC)) == [2, 3]
+
+
+def test_no_terms_lists_the_newest_first(filled: TenantIndex) -> None:
+    listed = filled.candidates(parse_query(""), "work_package", IndexFilters(), 3)
+    assert [record.id for record in listed] == [3, 2, 1]  # 4 has no update time: last
+    assert listed.total == 4 and listed.truncated
 
 
 def test_updated_range(filled: TenantIndex) -> None:

@@ -44,7 +44,11 @@ def config(*names: str, allow_live: bool = False) -> Config:
         ({"Authorization": "bearer   key-a  "}, "key-a"),
         ({"X-OpenProject-Api-Key": "key-b", "Authorization": "Bearer key-a"}, "key-b"),
         ({"x-openproject-api-key": " key-b "}, "key-b"),
-        ({"Authorization": "Basic YXBpa2V5OmtleQ=="}, None),
+        ({"Authorization": "Basic YXBpa2V5OmtleQ=="}, "key"),  # OpenProject's apikey:key
+        ({"Authorization": "basic  YXBpa2V5OmtleQ== "}, "key"),
+        ({"Authorization": "Basic dXNlcjpwYXNzd29yZA=="}, None),  # user:password
+        ({"Authorization": "Basic YXBpa2V5Og=="}, None),  # apikey: without a key
+        ({"Authorization": "Basic not-base64!"}, None),
         ({"Authorization": "Bearer "}, None),
         ({}, None),
     ],

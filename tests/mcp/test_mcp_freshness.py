@@ -29,7 +29,7 @@ async def test_missing_index_answers_live_and_says_so(site: Site, tmp_path: Path
             "openproject_search_work_packages", {"query": "budget", "source": "index"}
         )
     meta = structured(answer)["meta"]
-    assert (meta["source"], meta["index_state"]) == ("live", "missing")
+    assert (meta["source"], meta["indexState"]) == ("live", "missing")
     assert result_ids(answer) == [BOB_WP]
     assert "answered live from OpenProject (no index yet)" in answer.content[0].text  # type: ignore[union-attr]
     assert structured(status)["tenants"][0]["state"] == "missing"
@@ -47,10 +47,10 @@ async def test_stale_index_answers_live_and_says_so(site: Site) -> None:
             "openproject_search_meetings", {"query": "budget aproval", "source": "index"}
         )
     auto_meta = structured(auto)["meta"]
-    assert (auto_meta["source"], auto_meta["index_state"]) == ("live", "stale")
+    assert (auto_meta["source"], auto_meta["indexState"]) == ("live", "stale")
     assert "the index is stale" in auto.content[0].text  # type: ignore[union-attr]
     index_meta = structured(index)["meta"]
-    assert (index_meta["source"], index_meta["index_state"]) == ("index", "stale")
+    assert (index_meta["source"], index_meta["indexState"]) == ("index", "stale")
     assert result_ids(auto) == result_ids(index)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -75,9 +76,9 @@ async def test_tools_list_and_every_tool_over_http(url: str, site: Site) -> None
         ]
         status = await client.call_tool("openproject_index_status", {})
     assert result_ids(search)[0] == BOB_WP
-    assert structured(search)["meta"]["match_mode"] == "fuzzy"
+    assert structured(search)["meta"]["matchMode"] == "fuzzy"
     assert result_ids(exact) == [BOB_MEETING]
-    assert structured(exact)["meta"]["match_mode"] == "exact"
+    assert structured(exact)["meta"]["matchMode"] == "exact"
     assert [item["id"] for item in structured(activities)["results"]] == [701, 702]
     assert result_ids(listing) == [BOB_WP]
     assert [structured(read)["record"]["id"] for read in reads] == [BOB_WP, BOB_MEETING, BOB_WIKI]
@@ -147,3 +148,11 @@ async def test_unknown_credential_searches_live_when_the_server_allows_it(
     assert "source 'auto' or 'live'" in error_text(forced_index)
     assert "only the search tools" in error_text(read)
     assert not (tmp_path / "data").exists()  # nothing was synced, no index was opened
+
+
+async def test_openprojects_own_basic_header_selects_the_tenant(url: str) -> None:
+    encoded = base64.b64encode(f"apikey:{CAROL_KEY}".encode()).decode()
+    async with http_client(url, {"Authorization": f"Basic {encoded}"}) as client:
+        answer = await client.call_tool(*SEARCHES[0])
+    assert structured(answer)["meta"]["tenant"] == "carol"
+    assert set(result_ids(answer)) <= CAROL_IDS and result_ids(answer)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -59,7 +60,27 @@ def test_work_package_record_with_comments() -> None:
         "author_name": "OpenProject Admin - admin",
         "created_at": "2014-08-29T12:40:53.373000+00:00",
         "display_id": None,
+        "priority_name": "Normal",
+        "start_date": None,
+        "due_date": None,
+        "parent_id": 1298,
+        "parent_title": "nisi eligendi officiis eos delectus quis voluptas dolores",
+        "comment_meta": '{"31":[null,null,false],"29":[null,null,false]}',
     }
+
+
+def test_comment_meta_keeps_who_wrote_each_comment_and_when() -> None:
+    wp = WorkPackage.from_hal(WP_EXAMPLE)
+    user = {"_links": {"user": {"href": "/api/v3/users/7", "title": "Ada Admin"}}}
+    activities = [
+        activity(41, "Looks good", createdAt="2026-03-03T10:00:00Z", internal=True, **user),
+        activity(42, "", createdAt="2026-03-04T10:00:00Z", **user),
+    ]
+    record = work_package_record(wp, activities, status_closed=False)
+    assert json.loads(str(record.attributes["comment_meta"])) == {
+        "41": ["Ada Admin", "2026-03-03T10:00:00+00:00", True]
+    }
+    assert "comment_meta" not in work_package_record(wp, None, status_closed=False).attributes
 
 
 def test_work_package_deep_fields_not_read_are_absent() -> None:

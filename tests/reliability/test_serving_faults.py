@@ -71,12 +71,12 @@ async def test_a_failing_background_sync_leaves_the_server_answering_from_the_la
     assert index_snapshot(config.data_dir) == before
     meta = structured(search)["meta"]
     # The live path fails with the same 500s: the stale index answers and says so.
-    assert meta["source"] == "index" and meta["index_state"] == "stale"
+    assert meta["source"] == "index" and meta["indexState"] == "stale"
     marker_ids = {i for i in expected_all(corpus, BOB)["work_package"] if i % 4 == 0}
     assert set(result_ids(search)) == marker_ids
     reported = structured(status)["tenants"][0]
-    assert reported["state"] == "stale" and "500" in reported["last_error"]
-    assert reported["background_sync_seconds"] == 900
+    assert reported["state"] == "stale" and "500" in reported["lastError"]
+    assert reported["backgroundSyncSeconds"] == 900
 
 
 def test_sigterm_during_a_background_sync_stops_cleanly_and_keeps_the_index(

@@ -146,7 +146,7 @@ def _assert_beta_unaffected(site: Site) -> None:
         result = client.call(SEARCH, {"query": MARKER, "source": "index"})
         assert set(result_ids(result)) == site.marker_ids(CAROL)
         meta = structured(result)["meta"]
-        assert meta["source"] == "index" and meta["index_state"] == "fresh"
+        assert meta["source"] == "index" and meta["indexState"] == "fresh"
 
 
 def _assert_repaired_by_rebuild(site: Site) -> None:
@@ -203,7 +203,7 @@ def test_a_removed_index_is_reported_as_missing_on_the_search_tool(site: Site) -
     INDEX_DAMAGE["CURRENT missing"](site)
     with in_process_client(site.config, tenant="acme") as client:
         meta = structured(client.call(SEARCH, {"query": MARKER}))["meta"]
-        assert meta["source"] == "live" and meta["index_state"] == "missing"
+        assert meta["source"] == "live" and meta["indexState"] == "missing"
         message = error_text(client.call(SEARCH, {"query": MARKER, "source": "index"}))
         assert "no index" in message
 

@@ -98,7 +98,7 @@ def test_search_tool_says_stale_when_the_index_ages_past_max_staleness(
     with in_process_client(config, clock=late) as client:
         result = client.call("openproject_search_work_packages", {"query": MARKER})
         meta = structured(result)["meta"]
-        assert meta["source"] == "index" and meta["index_state"] == "stale"
+        assert meta["source"] == "index" and meta["indexState"] == "stale"
         assert set(result_ids(result)) == _marker_ids(corpus)
         assert "stale index" in result_text(result)
         live = client.call("openproject_search_work_packages", {"query": MARKER, "source": "live"})

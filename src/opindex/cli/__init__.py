@@ -45,6 +45,8 @@ COMMANDS: dict[str, str] = {
     "search": "opindex.cli.search_command",
     "sandbox": "opindex.cli.sandbox_command",
     "demo": "opindex.cli.demo_command",
+    "doctor": "opindex.cli.doctor_command",
+    "init": "opindex.cli.init_command",
 }
 # Sub-command name -> its one-line help, as its module registers it: ``opindex --help``
 # lists the commands from here without importing any command module (start-up time).
@@ -56,6 +58,8 @@ COMMAND_HELP: dict[str, str] = {
     "search": "search work packages, meetings or wiki pages",
     "sandbox": "serve a corpus file as an OpenProject API v3 stand-in",
     "demo": "see opindex work on a sample OpenProject (no server needed)",
+    "doctor": "check the configuration and reach every tenant; name the first problem",
+    "init": "write a commented opindex.toml (mode 600) to start from",
 }
 
 

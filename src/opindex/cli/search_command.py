@@ -12,7 +12,6 @@ from opindex.cli import EXIT_OK
 from opindex.cli.config_option import add_config_argument
 from opindex.config import Config, load_config
 from opindex.envelope import (
-    MAX_ID,
     MAX_LIMIT,
     MAX_QUERY_LENGTH,
     SearchRequest,
@@ -20,10 +19,13 @@ from opindex.envelope import (
     SearchResult,
 )
 from opindex.errors import InvalidArgumentError
+from opindex.mcp.rendering import relaxation_notice
+from opindex.moments import parse_moment
 from opindex.search.document import Kind
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.tokenize import tokenize
 from opindex.service import Service
+from opindex.service.named_filters import FilterNames
 
 KIND_ARGUMENTS: dict[str, Kind] = {
     "work_packages": "work_package",
@@ -40,16 +42,6 @@ def _limit(text: str) -> int:
         raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
     if not 1 <= value <= MAX_LIMIT:
         raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_LIMIT}")
-    return value
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not 1 <= value <= MAX_ID:
-        raise argparse.ArgumentTypeError(f"must be an id between 1 and {MAX_ID}")
     return value
 
 
@@ -95,12 +87,26 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         action="store_true",
         help="do not relax the query when nothing matches (zero stays zero)",
     )
-    parser.add_argument("--project", type=_positive, metavar="ID", help="only this project id")
+    parser.add_argument(
+        "--project", metavar="PROJECT", help="only this project: id, identifier or name"
+    )
     parser.add_argument(
         "--status",
         choices=("open", "closed", "all"),
         default="all",
         help="work packages only: open, closed or all (default)",
+    )
+    parser.add_argument(
+        "--updated-after", metavar="DATE", help="only records updated at or after an ISO date"
+    )
+    parser.add_argument(
+        "--updated-before", metavar="DATE", help="only records updated before an ISO date"
+    )
+    parser.add_argument(
+        "--sort",
+        choices=("relevance", "updated"),
+        default="relevance",
+        help="relevance (default) or updated: most recently updated first",
     )
 
 
@@ -115,8 +121,10 @@ def build_request(args: argparse.Namespace) -> SearchRequest:
         limit=args.limit,
         source=args.source,
         fallback=not args.no_fallback,
-        project_id=args.project,
         status=args.status,
+        updated_after=parse_moment(args.updated_after, "--updated-after"),
+        updated_before=parse_moment(args.updated_before, "--updated-before"),
+        sort=args.sort,
     )
 
 
@@ -124,19 +132,34 @@ def run(args: argparse.Namespace) -> int:
     """Load the configuration, search, print."""
     request = build_request(args)
     config = load_config(args.config)
-    response = asyncio.run(_search(config, request, args.tenant))
+    names = FilterNames(project=args.project, option_prefix="--")
+    response = asyncio.run(_search(config, request, args.tenant, names))
     out = sys.stdout
     if args.json:
         json.dump(response.to_json_dict(), out, ensure_ascii=False, indent=2)
         out.write("\n")
     else:
-        render_table(response, out, color=out.isatty())
+        render_table(response, out, color=out.isatty(), filters=describe_filters(args))
     return EXIT_OK
 
 
-async def _search(config: Config, request: SearchRequest, tenant: str | None) -> SearchResponse:
+async def _search(
+    config: Config, request: SearchRequest, tenant: str | None, names: FilterNames
+) -> SearchResponse:
     async with Service.from_config(config) as service:
-        return await service.search(request, tenant=tenant)
+        return await service.search(request, tenant=tenant, names=names)
+
+
+def describe_filters(args: argparse.Namespace) -> str:
+    """``project 999, status open`` for the filters that narrowed the search ("" for none)."""
+    parts = [f"project {args.project}"] if args.project is not None else []
+    if args.status != "all":
+        parts.append(f"status {args.status}")
+    if args.updated_after:
+        parts.append(f"updated at or after {args.updated_after}")
+    if args.updated_before:
+        parts.append(f"updated before {args.updated_before}")
+    return ", ".join(parts)
 
 
 # --- the readable table -----------------------------------------------------------------
@@ -193,11 +216,9 @@ def footer(response: SearchResponse) -> list[str]:
     if meta.age_seconds is not None:
         freshness += f" (synced {_age(meta.age_seconds)} ago)"
     lines[0] += f" · {freshness}"
-    if meta.wildcard_fallback:
-        lines.append(
-            f"nothing matched {meta.original_query!r}; relaxed with {meta.fallback_strategy}: "
-            f"{meta.effective_query!r}"
-        )
+    notice = relaxation_notice(meta)
+    if notice is not None:
+        lines.insert(0, notice)
     if meta.degraded:
         lines.append(f"degraded: {meta.enrichment_failures} record(s) could not be read completely")
     lines.extend(f"note: {note}" for note in meta.notes)
@@ -214,12 +235,14 @@ def _age(seconds: float) -> str:
     return f"{seconds / 86400:.0f} days"
 
 
-def render_table(response: SearchResponse, out: TextIO, *, color: bool) -> None:
+def render_table(response: SearchResponse, out: TextIO, *, color: bool, filters: str = "") -> None:
     """Print the results as a readable list with highlighted snippets, then the footer."""
     meta = response.meta
     query = parse_query(meta.effective_query, meta.match_mode)
     if not response.results:
-        out.write(f"No {meta.kind.replace('_', ' ')}s match {meta.original_query!r}.\n")
+        said = f" {meta.original_query!r}" if meta.original_query.strip() else ""
+        narrowed = f" with these filters: {filters}" if filters else ""
+        out.write(f"No {meta.kind.replace('_', ' ')}s match{said}{narrowed}.\n")
     for index, result in enumerate(response.results, start=1):
         out.write("\n".join(_row(index, result, query, color)) + "\n")
     out.write("\n".join(footer(response)) + "\n")

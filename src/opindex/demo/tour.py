@@ -12,7 +12,14 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from opindex.envelope import SearchRequest, SearchResponse
-from opindex.mcp.rendering import describe_source, meta_lines, plural, result_heading, result_lines
+from opindex.mcp.rendering import (
+    describe_source,
+    meta_lines,
+    plural,
+    relaxation_notice,
+    result_heading,
+    result_lines,
+)
 from opindex.search.document import Kind
 from opindex.service import Service
 
@@ -129,6 +136,9 @@ async def _timed_search(
 
 
 def _print_results(out: TextIO, response: SearchResponse) -> None:
+    notice = relaxation_notice(response.meta)
+    for line in [notice] if notice else []:
+        print(f"   {line}", file=out)
     for line in meta_lines(response.meta):
         print(f"   {line}", file=out)
     if not response.results:

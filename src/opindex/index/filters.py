@@ -1,5 +1,5 @@
-"""Record filters (kind, project, status, type, assignee, updated): Tantivy clauses and
-the same rules over the analysis store's columns."""
+"""Record filters (kind, project, status, type, assignee, author, updated): Tantivy
+clauses and the same rules over the analysis store's columns."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ class IndexFilters:
 
     ``status``: "open" / "closed" (by the work package's is_closed flag) or status ids.
     ``assignee_ids`` may contain None, meaning "unassigned".
+    ``updated_after`` is inclusive, ``updated_before`` exclusive.
     A record lacking an attribute never matches a filter on it (e.g. a wiki page never
     matches a status filter).
     """
@@ -34,6 +35,7 @@ class IndexFilters:
     status: StatusFilter | None = None
     type_ids: tuple[int, ...] | None = None
     assignee_ids: tuple[int | None, ...] | None = None
+    author_ids: tuple[int, ...] | None = None
     updated_after: datetime | None = None
     updated_before: datetime | None = None
 
@@ -77,6 +79,8 @@ def filter_clauses(schema: tantivy.Schema, kind: str, filters: IndexFilters) -> 
         clauses.append(_const(_any_int(schema, s.TYPE_ID, filters.type_ids)))
     if filters.assignee_ids is not None:
         clauses.append(_const(_assignee_query(schema, filters.assignee_ids)))
+    if filters.author_ids is not None:
+        clauses.append(_const(_any_int(schema, s.AUTHOR_ID, filters.author_ids)))
     if filters.updated_after is not None or filters.updated_before is not None:
         clauses.append(_const(_updated_query(schema, filters)))
     return clauses
@@ -111,7 +115,7 @@ def _assignee_query(schema: tantivy.Schema, ids: tuple[int | None, ...]) -> tant
 def _updated_query(schema: tantivy.Schema, filters: IndexFilters) -> tantivy.Query:
     # Unknown update times are stored as 0; a lower bound of 1 keeps them out.
     lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
-    upper = updated_timestamp(filters.updated_before) if filters.updated_before else None
+    upper = updated_timestamp(filters.updated_before) - 1 if filters.updated_before else None
     return tantivy.Query.range_query(
         schema, s.UPDATED_TS, tantivy.FieldType.Integer, lower_bound=lower, upper_bound=upper
     )
@@ -122,6 +126,7 @@ FILTER_COLUMNS: Final = (
     s.STATUS_ID,
     s.TYPE_ID,
     s.ASSIGNEE_ID,
+    s.AUTHOR_ID,
     s.IS_CLOSED,
     s.UPDATED_TS,
 )
@@ -137,7 +142,7 @@ def filter_mask(
 
     The same rules as ``filter_clauses``: a record lacking the attribute never matches,
     "unassigned" matches a record without an assignee, the update range is inclusive and
-    excludes unknown (0) update times.
+    excludes unknown (0) update times; ``updated_before`` is exclusive.
     """
     mask: npt.NDArray[np.bool_] | None = None
 
@@ -160,11 +165,13 @@ def filter_mask(
         if len(concrete) < len(filters.assignee_ids):
             part |= assignee == MISSING
         both(part)
+    if filters.author_ids is not None:
+        both(np.isin(columns[s.AUTHOR_ID], filters.author_ids))
     if filters.updated_after is not None or filters.updated_before is not None:
         updated = columns[s.UPDATED_TS]
         lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
         part = updated >= lower
         if filters.updated_before is not None:
-            part &= updated <= updated_timestamp(filters.updated_before)
+            part &= updated < updated_timestamp(filters.updated_before)
         both(part)
     return mask

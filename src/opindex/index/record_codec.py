@@ -106,7 +106,7 @@ def _add_filters(out: tantivy.Document, record: Record) -> None:
     if _is_int(record.project_id):
         out.add_integer(s.PROJECT_ID, record.project_id)
     attributes = record.attributes
-    for name in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID):
+    for name in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID, s.AUTHOR_ID):
         value = attributes.get(name)
         if _is_int(value):
             out.add_integer(name, value)
@@ -122,7 +122,7 @@ def filter_values(record: Record) -> tuple[int, ...]:
     attributes = record.attributes
     ints = [
         record.project_id,
-        *(attributes.get(n) for n in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID)),
+        *(attributes.get(n) for n in (s.STATUS_ID, s.TYPE_ID, s.ASSIGNEE_ID, s.AUTHOR_ID)),
     ]
     closed = attributes.get(s.IS_CLOSED)
     return (

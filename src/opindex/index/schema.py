@@ -17,7 +17,7 @@ from opindex.search.tokenize import token_texts
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the
 # tokenizer are checked on their own (recorded beside the index).
-SCHEMA_VERSION: Final = 2
+SCHEMA_VERSION: Final = 3
 VERSION_FILE: Final = "opindex-index.json"
 
 # Searchable fields per kind: the scorer's field specs are the one source. The list is
@@ -41,12 +41,13 @@ STATUS_ID: Final = "status_id"
 IS_CLOSED: Final = "is_closed"
 TYPE_ID: Final = "type_id"
 ASSIGNEE_ID: Final = "assignee_id"
+AUTHOR_ID: Final = "author_id"  # filters by author (since version 2)
 UPDATED_TS: Final = "updated_ts"  # microseconds since the epoch (UTC); 0 when unknown
 TOKEN_TOKENIZER: Final = "whitespace"
 MISSING: Final = -(2**63)
 """An absent integer filter value in the analysis store's columns."""
 
-INTEGER_FILTER_FIELDS: Final = (PROJECT_ID, STATUS_ID, TYPE_ID, ASSIGNEE_ID)
+INTEGER_FILTER_FIELDS: Final = (PROJECT_ID, STATUS_ID, TYPE_ID, ASSIGNEE_ID, AUTHOR_ID)
 
 # Tantivy silently drops terms longer than 65,530 bytes; 16,000 characters are at most
 # 64,000 bytes in UTF-8, so a token cut to this length is always indexed.

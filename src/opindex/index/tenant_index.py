@@ -37,6 +37,7 @@ from opindex.index.generation_index import (
     tantivy_errors,
 )
 from opindex.index.generations import IndexDirectory
+from opindex.index.recency import run_by_recency
 from opindex.index.substring_clauses import containment_needle, containment_query
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VocabularyWriter
@@ -366,8 +367,9 @@ class TenantIndex:
         At most *limit* records; see CandidateList for what is reported when the cap
         cuts. Fuzzy queries: the records with a field the scorer scores above 0, best
         first (score, then ascending id), from the analysis store (``ranked``).
-        Containment (substring) queries, and queries without terms (which the ranker
-        answers with every record), in ascending id order like the ranker's ties.
+        Containment (substring) queries in ascending id order like the ranker's ties;
+        queries without terms (which the ranker answers with every record, in the order
+        given) most recently updated first.
         """
         if limit < 1:
             raise InvalidArgumentError(f"candidate limit must be at least 1, got {limit}")
@@ -381,9 +383,9 @@ class TenantIndex:
                 if contained is None:
                     return run_scan(snap.searcher, needle, clauses, limit, SCAN_BUDGET, snap.record)
                 return run_by_id(snap.searcher, contained, clauses, limit, snap.record)
-            if not query.terms:  # the ranker returns every record
+            if not query.terms:  # the ranker lists records in the given order
                 everything = tantivy.Query.all_query()
-                return run_by_id(snap.searcher, everything, clauses, limit, snap.record)
+                return run_by_recency(snap.searcher, everything, clauses, limit, snap.record)
         records, _, total = self.ranked(query, kind, filters, limit, min_score=0.0)
         return CandidateList(records, total=total, truncated=total > limit)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
+from datetime import UTC
 
 from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
@@ -23,6 +24,7 @@ from opindex.live.wikis import WikiDirectoryCache, WikiSource
 from opindex.live.work_packages import WorkPackageSource
 from opindex.openproject.capabilities import ServerCapabilities
 from opindex.openproject.client import OpenProjectClient
+from opindex.records import Record
 from opindex.search.document import KINDS
 from opindex.search.query import (
     Alternative,
@@ -100,6 +102,39 @@ class LiveSearcher:
         return await self._wikis.candidates(request)
 
 
+_DEEP_CONTENT = {"work_package": "comments", "meeting": "agenda items and outcomes"}
+
+
+def _unread_note(kind: str, query: Query, candidates: int, memo: EnrichmentMemo) -> str | None:
+    """The caveat of a live search that read the deep content of only some candidates:
+    a record matching only in content it did not read cannot be found."""
+    deep = _DEEP_CONTENT.get(kind)
+    if deep is None or (not query.containment and not query.terms):
+        return None
+    read = len(memo.enriched) + len(memo.failed)
+    if read >= candidates:
+        return None
+    return (
+        f"answered live: the {deep} of only {read} of {candidates} candidates were read, so a "
+        f"record matching only in other {deep} is not found; the index (after `opindex "
+        "sync`) searches all of them"
+    )
+
+
+def in_window(record: Record, request: SearchRequest) -> bool:
+    """True when *record* was updated inside the request's update window (a record
+    with an unknown update time is outside any window)."""
+    after, before = request.updated_after, request.updated_before
+    if after is None and before is None:
+        return True
+    updated = record.updated_at
+    if updated is None:
+        return False
+    if updated.tzinfo is None:
+        updated = updated.replace(tzinfo=UTC)
+    return (after is None or updated >= after) and (before is None or updated < before)
+
+
 class LiveSession:
     """One request's live search. ``run`` may be called again with a relaxed query: the
     candidates are fetched once and every record enriched once per session; each run still
@@ -118,7 +153,9 @@ class LiveSession:
         """The fetched candidates (fetched on first use, then reused)."""
         async with self._lock:
             if self._candidates is None:
-                self._candidates = await self._searcher._fetch(self.request, self.query)
+                fetched = await self._searcher._fetch(self.request, self.query)
+                fetched.records = [r for r in fetched.records if in_window(r, self.request)]
+                self._candidates = fetched
             return self._candidates
 
     async def run(self, query: Query | None = None) -> LiveOutcome:
@@ -139,6 +176,9 @@ class LiveSession:
             limit=self.request.limit,
         )
         notes = list(fetched.notes)
+        unread = _unread_note(self.request.kind, query, len(fetched.records), self._memo)
+        if unread is not None:
+            notes.append(unread)
         if result.enrichment_failures:
             reasons = ", ".join(sorted(set(result.failure_reasons)))
             notes.append(

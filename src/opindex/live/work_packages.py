@@ -16,7 +16,7 @@ from opindex.openproject.models import (
     closed_status_ids,
     resolve_status_closed,
 )
-from opindex.openproject.query import Filter, SortBy, equals
+from opindex.openproject.query import Filter, SortBy, equals, iso_utc
 from opindex.record_builders import work_package_record
 from opindex.records import Record
 from opindex.search.query import Query
@@ -27,7 +27,9 @@ RECENT_FIRST: SortBy = (("updatedAt", "desc"), ("id", "desc"))
 
 
 def caller_filters(request: SearchRequest) -> list[Filter]:
-    """The caller's filters as API filters: project, status, type, assignee.
+    """The caller's filters as API filters: project, status, type, assignee, author and
+    the update window (``updatedAt <>d``, both ends inclusive; the exclusive upper end
+    of the request is applied again to the records, see ``LiveSession``).
 
     Status "open"/"closed" use the ``o``/``c`` operators, a list of ids ``=``; "all" sends
     no status filter (the filter list itself is always sent, so closed ones are included).
@@ -45,6 +47,12 @@ def caller_filters(request: SearchRequest) -> list[Filter]:
         filters.append(equals("type", [request.type_id]))
     if request.assignee_id is not None:
         filters.append(equals("assignee", [request.assignee_id]))
+    if request.author_id is not None:
+        filters.append(equals("author", [request.author_id]))
+    if request.updated_after is not None or request.updated_before is not None:
+        after = iso_utc(request.updated_after) if request.updated_after else ""
+        before = iso_utc(request.updated_before) if request.updated_before else ""
+        filters.append(Filter.of("updatedAt", "<>d", [after, before]))
     return filters
 
 

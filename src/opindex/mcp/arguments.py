@@ -20,9 +20,8 @@ QueryText = Annotated[
     Field(
         max_length=MAX_QUERY_LENGTH,
         description=(
-            "What to look for, in plain words or a natural-language question. Typos, word "
-            "order, partial words and missing accents are tolerated. Leave empty to list the "
-            "most recently updated records unranked."
+            "Plain words or a question; typos, word order and missing accents are tolerated. "
+            "Empty lists the most recently updated records."
         ),
     ),
 ]
@@ -30,9 +29,8 @@ MatchMode = Annotated[
     Literal["fuzzy", "exact"],
     Field(
         description=(
-            "Matching strategy. 'fuzzy' (default) tolerates typos, word reordering, and "
-            "partial words. Use 'exact' only for literal strings you know verbatim "
-            "(case-insensitive substring match)."
+            "'fuzzy' (default) tolerates typos, word order and partial words; 'exact' is a "
+            "case-insensitive substring, for strings known verbatim."
         ),
     ),
 ]
@@ -40,34 +38,68 @@ Limit = Annotated[
     int,
     Field(ge=1, le=MAX_LIMIT, strict=True, description=f"Most results to return (1-{MAX_LIMIT})."),
 ]
-ProjectId = Annotated[
-    int | None,
-    Field(**ID_BOUNDS, description="Only records of this project (numeric project id)."),
+Id = Annotated[int, Field(**ID_BOUNDS)]
+"""An id where a name is also accepted: bounded and strict like every id."""
+ProjectRef = Annotated[
+    Id | str | None,
+    Field(description="Project id, identifier or name."),
 ]
 StatusChoice = Annotated[
-    Literal["open", "closed", "all"] | list[Annotated[int, Field(**ID_BOUNDS)]],
+    str | Id | list[Id | str],
+    Field(
+        description=("'open', 'closed', 'all', a status name or a list of status ids or names."),
+    ),
+]
+TypeRef = Annotated[Id | str | None, Field(description="Type id or name ('Bug').")]
+AssigneeRef = Annotated[
+    Id | str | None,
+    Field(description="Assigned to this user: id, login, name or 'me'."),
+]
+AuthorRef = Annotated[
+    Id | str | None,
+    Field(description="Created by this user: id, login, name or 'me'."),
+]
+UpdatedAfter = Annotated[
+    str | None,
     Field(
         description=(
-            "Work-package status filter: 'open', 'closed', 'all' (default), or a list of "
-            "numeric status ids."
+            "Updated at or after this ISO date or datetime ('2026-03-01', "
+            "'2026-03-01T09:00Z'; UTC unless an offset is given)."
         ),
     ),
 ]
-TypeId = Annotated[
-    int | None,
-    Field(**ID_BOUNDS, description="Only work packages of this type (numeric type id)."),
+UpdatedBefore = Annotated[
+    str | None,
+    Field(description="Updated before this ISO date or datetime."),
 ]
-AssigneeId = Annotated[
-    int | None,
-    Field(**ID_BOUNDS, description="Only work packages assigned to this user (numeric user id)."),
+SortChoice = Annotated[
+    Literal["relevance", "updated"],
+    Field(description="'updated': most recently updated first."),
+]
+DetailChoice = Annotated[
+    Literal["brief", "full"],
+    Field(
+        description=("'full' adds per-field scores, ids and people to each result."),
+    ),
+]
+RecordDetail = Annotated[
+    Literal["brief", "full"],
+    Field(description="'full' also reads relations and attachment names live."),
+]
+LookupKind = Annotated[
+    Literal["projects", "users", "statuses", "types"],
+    Field(description="What to list."),
+]
+LookupText = Annotated[
+    str | None,
+    Field(max_length=200, description="Optional: only entries whose name contains this text."),
 ]
 SourceChoice = Annotated[
     Literal["auto", "index", "live"],
     Field(
         description=(
-            "Where to search. 'auto' (default): opindex's index when it is fresh, otherwise "
-            "OpenProject live. 'index': the index even if stale. 'live': ask OpenProject now "
-            "(slower, reads full content of only the most promising candidates)."
+            "'auto' (default): the index when fresh, else OpenProject live. 'index': the "
+            "index even if stale. 'live': ask OpenProject now (slower)."
         ),
     ),
 ]
@@ -76,8 +108,8 @@ Fallback = Annotated[
     Field(
         strict=True,
         description=(
-            "When nothing matches, retry once with a relaxed query (prefix matching, then "
-            "dropping the least useful word, then related terms) and report which. Default true."
+            "When nothing matches, retry with a relaxed query (prefixes, fewer words, related "
+            "terms) and say so first. Default true."
         ),
     ),
 ]
@@ -92,8 +124,8 @@ OptionalQuery = Annotated[
     Field(
         max_length=MAX_QUERY_LENGTH,
         description=(
-            "Optional: rank the comments against this text (typo tolerant) and return only "
-            "matching ones. Omit to list every comment in order."
+            "Return only the comments matching this text, best first (typo tolerant); "
+            "omit to list all in order."
         ),
     ),
 ]
@@ -102,8 +134,7 @@ SubjectFilter = Annotated[
     Field(
         max_length=MAX_QUERY_LENGTH,
         description=(
-            "Optional server-side filter: subject contains this text (OpenProject's own "
-            "substring match, no typo tolerance)."
+            "Subject contains this text (OpenProject's substring match, no typo tolerance)."
         ),
     ),
 ]

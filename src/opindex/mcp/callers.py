@@ -1,7 +1,8 @@
 """Who is calling: the tenant a request is served as, from the transport and its headers.
 
 Over stdio the process serves exactly one tenant, chosen when it starts. Over HTTP every
-request carries an OpenProject API key (``Authorization: Bearer <key>`` or
+request carries an OpenProject API key (``Authorization: Bearer <key>``, OpenProject's own
+``Authorization: Basic base64(apikey:<key>)`` or
 ``X-OpenProject-Api-Key: <key>``); the key selects the configured tenant built with it.
 A key that matches no tenant never reaches an index: it may search live with its own key
 only when ``[server] allow_unknown_credentials_live`` is set, and is refused otherwise.
@@ -9,6 +10,8 @@ only when ``[server] allow_unknown_credentials_live`` is set, and is refused oth
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -17,6 +20,7 @@ from opindex.errors import ConfigError
 
 API_KEY_HEADER = "x-openproject-api-key"
 BEARER_PREFIX = "bearer "
+BASIC_PREFIX = "basic "
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +46,8 @@ class Refusal:
 
 MISSING_CREDENTIAL = Refusal(
     "This opindex server needs the caller's OpenProject API key: configure the MCP client to "
-    "send the header 'Authorization: Bearer <key>' or 'X-OpenProject-Api-Key: <key>'. "
+    "send the header 'Authorization: Bearer <key>', 'Authorization: Basic "
+    "base64(apikey:<key>)' or 'X-OpenProject-Api-Key: <key>'. "
     "Ask the user to add it to the client configuration."
 )
 UNKNOWN_CREDENTIAL = Refusal(
@@ -62,7 +67,22 @@ def credential_from_headers(headers: Mapping[str, str]) -> str | None:
     if authorization.lower().startswith(BEARER_PREFIX):
         token = authorization[len(BEARER_PREFIX) :].strip()
         return token or None
+    if authorization.lower().startswith(BASIC_PREFIX):
+        return _basic_api_key(authorization[len(BASIC_PREFIX) :].strip())
     return None
+
+
+def _basic_api_key(encoded: str) -> str | None:
+    """The key of OpenProject's own form ``Basic base64(apikey:KEY)``; None for anything
+    else (a user name other than ``apikey``, or not base64 at all)."""
+    try:
+        decoded = base64.b64decode(encoded, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    user, separator, key = decoded.partition(":")
+    if not separator or user != "apikey" or not key.strip():
+        return None
+    return key.strip()
 
 
 def http_caller(config: Config, headers: Mapping[str, str] | None) -> Caller | Refusal:

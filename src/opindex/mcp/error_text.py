@@ -33,26 +33,32 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return text
 
 
-def error_text(error: OpindexError, *, secrets: Iterable[str] = ()) -> str:
+def error_text(
+    error: OpindexError, *, secrets: Iterable[str] = (), tenant: str | None = None
+) -> str:
     """A message for the model: the problem, then the change that would help.
 
     ``secrets`` (the credentials in play) are scrubbed from the text as a last line of
-    defence; library messages are written never to contain them.
+    defence; library messages are written never to contain them. *tenant* names the
+    configured tenant the call was made for, when there is one.
     """
-    return redact(_describe(error), secrets)
+    return redact(_describe(error, tenant), secrets)
 
 
-def _describe(error: OpindexError) -> str:
-    detail = str(error).strip() or type(error).__name__
+def _describe(error: OpindexError, tenant: str | None = None) -> str:
+    detail = str(error).strip().rstrip(".") or type(error).__name__
     if not isinstance(error, InvalidArgumentError):  # its text quotes the caller's value
         detail = without_paths(detail)
     if isinstance(error, InvalidArgumentError):
         return f"Invalid argument: {detail}. Change that argument and call the tool again."
     if isinstance(error, AuthenticationError):
+        which = f" for tenant {tenant!r}" if tenant else ""
         return (
-            "The OpenProject credential was rejected (401); ask the user to check the API key "
-            "opindex uses for this OpenProject instance (it may be wrong, expired or revoked); "
-            "calling again will not help until it is fixed."
+            f"The OpenProject credential was rejected (401){which}; ask the user to check the "
+            "API key opindex uses for this OpenProject instance (it may be wrong, expired or "
+            "revoked: the tenant's api_key or api_key_env in opindex.toml, its auth setting "
+            "basic or bearer, and that an administrator enabled API tokens); calling again "
+            "will not help until it is fixed."
         )
     if isinstance(error, PermissionDeniedError):
         return (

@@ -8,6 +8,7 @@ tenant: their answers come from the tenant's index or its account (see ``LIVE_ON
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from opindex.envelope import (
     ActivityListResponse,
@@ -23,6 +24,7 @@ from opindex.mcp.app_state import AppState
 from opindex.mcp.callers import Caller
 from opindex.mcp.status_report import IndexStatusReport, status_report
 from opindex.search.document import Kind
+from opindex.service.named_filters import FilterNames
 
 LIVE_ONLY = (
     "this API key matches no tenant configured on the opindex server, so only the search "
@@ -41,15 +43,22 @@ class WorkPackageFilters:
     type_id: int | None = None
     assignee_id: int | None = None
     limit: int = 20
+    updated_after: datetime | None = None
+    updated_before: datetime | None = None
 
 
-async def search(state: AppState, caller: Caller, request: SearchRequest) -> SearchResponse:
-    """Ranked results: the tenant's index or live path, or live with the caller's own key."""
+async def search(
+    state: AppState, caller: Caller, request: SearchRequest, names: FilterNames | None = None
+) -> SearchResponse:
+    """Ranked results: the tenant's index or live path, or live with the caller's own key.
+    *names* (filters given by name) are resolved against what the account sees."""
     if caller.tenant is not None:
-        return await state.service.search(request, tenant=caller.tenant)
+        return await state.service.search(request, tenant=caller.tenant, names=names)
     if caller.live_credential is None:
         raise InvalidArgumentError("a search needs a tenant or a credential")
-    return await state.service.search_with_credential(request, caller.live_credential.reveal())
+    return await state.service.search_with_credential(
+        request, caller.live_credential.reveal(), names=names
+    )
 
 
 async def list_activities(
@@ -64,7 +73,7 @@ async def list_activities(
 
 
 async def list_work_packages(
-    state: AppState, tenant: str, filters: WorkPackageFilters
+    state: AppState, tenant: str, filters: WorkPackageFilters, names: FilterNames | None = None
 ) -> WorkPackageListResponse:
     """OpenProject's own filtered listing, newest first."""
     return await state.service.list_work_packages(
@@ -75,12 +84,17 @@ async def list_work_packages(
         type_id=filters.type_id,
         assignee_id=filters.assignee_id,
         limit=filters.limit,
+        names=names,
+        updated_after=filters.updated_after,
+        updated_before=filters.updated_before,
     )
 
 
-async def get_record(state: AppState, tenant: str, kind: Kind, record_id: int) -> RecordResponse:
-    """One whole record, from the fresh index or live."""
-    return await state.service.get_record(tenant, kind, record_id)
+async def get_record(
+    state: AppState, tenant: str, kind: Kind, record_id: int, *, links: bool = False
+) -> RecordResponse:
+    """One whole record, from the fresh index or live (*links*: relations, attachments)."""
+    return await state.service.get_record(tenant, kind, record_id, links=links)
 
 
 def index_status(state: AppState, tenant: str) -> IndexStatusReport:

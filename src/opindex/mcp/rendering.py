@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from opindex.envelope import (
     ActivityListResponse,
+    LookupResponse,
     ReadMeta,
     RecordResponse,
     SearchMeta,
@@ -18,6 +19,14 @@ from opindex.envelope import (
     WorkPackageListResponse,
 )
 from opindex.mcp.status_report import IndexStatusReport
+from opindex.mcp.wire import (
+    AGENDA_FIELDS,
+    agenda_items,
+    record_comments,
+    repeated_fields,
+    shown_attributes,
+)
+from opindex.search.tokenize import token_texts
 
 KIND_LABELS: Mapping[str, tuple[str, str]] = {
     "work_package": ("work package", "work packages"),
@@ -25,6 +34,7 @@ KIND_LABELS: Mapping[str, tuple[str, str]] = {
     "meeting": ("meeting", "meetings"),
 }
 SNIPPET_WIDTH = 240
+BRIEF_SNIPPET_WIDTH = 110
 
 
 def plural(count: int, kind: str) -> str:
@@ -61,15 +71,21 @@ def describe_source(meta: SearchMeta) -> str:
     return "answered live from OpenProject"
 
 
-def result_heading(result: SearchResult, *, scored: bool = True) -> str:
-    """``#1001 Renew TLS certificate … (score 0.93, project Operations)``."""
-    extras = [f"score {result.score:.2f}"] if scored else []
+def result_heading(result: SearchResult, *, scored: bool = True, brief: bool = False) -> str:
+    """``#1001 Renew TLS certificate … (score 0.93, project Operations)``; *brief* puts the
+    matched fields in the parentheses too (``… (1.00, Operations, Closed; subject)``)."""
+    extras = [(f"{result.score:.2f}" if brief else f"score {result.score:.2f}")] if scored else []
     if result.project is not None and result.project.name:
-        extras.append(f"project {result.project.name}")
+        extras.append(result.project.name if brief else f"project {result.project.name}")
     status = result.attributes.get("status_name")
     if status:
-        extras.append(f"status {status}")
+        extras.append(str(status) if brief else f"status {status}")
+    start = result.attributes.get("start_time")
+    if isinstance(start, str) and start:
+        extras.append(start[:10] if brief else f"starts {start[:16].replace('T', ' ')}")
     suffix = f" ({', '.join(extras)})" if extras else ""
+    if brief and scored and result.matched_fields:
+        suffix = suffix[:-1] + f"; {', '.join(result.matched_fields)})"
     return f"#{result.id} {result.title}{suffix}"
 
 
@@ -79,39 +95,77 @@ def shorten(text: str, width: int = SNIPPET_WIDTH) -> str:
     return flat if len(flat) <= width else flat[: width - 1].rstrip() + "…"
 
 
-def result_lines(result: SearchResult) -> list[str]:
-    """The lines that describe one result under its heading (indented by the caller)."""
+def _repeats_title(snippet: str, result: SearchResult) -> bool:
+    return " ".join(snippet.split()) == " ".join(result.title.split())
+
+
+def result_lines(result: SearchResult, *, brief: bool = False) -> list[str]:
+    """The lines that describe one result under its heading (indented by the caller).
+
+    Nothing is said twice: a snippet that is the title, and a comment's or agenda item's
+    excerpt that is the result's own snippet, are left out. *brief* leaves out the matched
+    fields (the heading names them) and the URL, and shortens excerpts.
+    """
     lines: list[str] = []
-    if result.matched_fields:
+    width = BRIEF_SNIPPET_WIDTH if brief else SNIPPET_WIDTH
+    if result.matched_fields and not brief:
         lines.append(f"matched: {', '.join(result.matched_fields)}")
-    if result.snippet:
-        lines.append(f"“{shorten(result.snippet)}”")
+    if result.snippet and not _repeats_title(result.snippet, result):
+        lines.append(f"“{shorten(result.snippet, width)}”")
+    sub_width = BRIEF_SNIPPET_WIDTH if brief else 160
     for item in result.matched_agenda_items or []:
-        lines.append(f"agenda item {item.id} “{item.title}”{_excerpt(item.snippet, result)}")
+        lines.append(
+            f"agenda item {item.id} “{item.title}”{_excerpt(item.snippet, result, sub_width)}"
+        )
     for comment in result.matched_comments or []:
-        lines.append(f"comment {comment.id}{_excerpt(comment.snippet, result)}")
-    if result.url:
+        excerpt = _excerpt(comment.snippet, result, sub_width)
+        if excerpt or not brief:
+            lines.append(f"comment {comment.id}{excerpt}")
+    if result.url and not brief:
         lines.append(result.url)
     return lines
 
 
-def _excerpt(snippet: str | None, result: SearchResult) -> str:
+def _excerpt(snippet: str | None, result: SearchResult, width: int = 160) -> str:
     """``: “…”`` for a sub-record's snippet, unless the result's own snippet shows it."""
     if not snippet or snippet == result.snippet:
         return ""
-    return f": “{shorten(snippet, 160)}”"
+    return f": “{shorten(snippet, width)}”"
+
+
+def dropped_words(meta: SearchMeta) -> list[str]:
+    """The words of the caller's query that the relaxed query no longer contains."""
+    kept = set(token_texts(meta.effective_query))
+    dropped = [word for word in token_texts(meta.original_query) if word not in kept]
+    return list(dict.fromkeys(dropped))
+
+
+def relaxation_notice(meta: SearchMeta) -> str | None:
+    """One sentence saying how the query was relaxed: what was dropped, what was searched."""
+    strategy = meta.fallback_strategy
+    if strategy is None:
+        return None
+    original, effective = meta.original_query, meta.effective_query
+    if strategy == "drop_term":
+        dropped = ", ".join(repr(word) for word in dropped_words(meta)) or "a word"
+        return (
+            f"Relaxed: nothing matched every word of {original!r}; dropped {dropped} and "
+            f"searched {effective!r}."
+        )
+    if strategy == "wildcard_suffix":
+        return (
+            f"Relaxed: nothing matched {original!r} as written; searched its words as "
+            f"prefixes ({effective!r})."
+        )
+    return (
+        f"Relaxed: nothing matched {original!r} as written; searched related terms {effective!r}."
+    )
 
 
 def meta_lines(meta: SearchMeta) -> list[str]:
-    """Caveats worth telling: relaxed query, degraded reads, notes."""
+    """Caveats worth telling after the results: degraded reads and notes (the relaxation
+    notice comes first, see ``relaxation_notice``)."""
     lines: list[str] = []
-    if meta.fallback_strategy is not None:
-        lines.append(
-            f"Nothing matched {meta.original_query!r} as written; these results are for the "
-            f"relaxed query {meta.effective_query!r} ({meta.fallback_strategy.replace('_', ' ')})."
-        )
-    elif meta.wildcard_fallback:
-        lines.append("Some terms were matched as word prefixes (wildcard fallback).")
     if meta.degraded:
         failures = meta.enrichment_failures
         lines.append(
@@ -122,22 +176,33 @@ def meta_lines(meta: SearchMeta) -> list[str]:
     return lines
 
 
-def render_search(response: SearchResponse) -> str:
-    """The text content of a search result."""
+def _filtered(meta: SearchMeta) -> bool:
+    return any(note.startswith("nothing matched within the filters") for note in meta.notes)
+
+
+def render_search(response: SearchResponse, *, brief: bool = False) -> str:
+    """The text content of a search result: the relaxation notice first, if any."""
     meta = response.meta
     query = f" for {meta.original_query!r}" if meta.original_query else ""
     shown = len(response.results)
     total = f" (of {meta.total})" if meta.total > shown else ""
-    head = f"{plural(shown, meta.kind)}{total}{query} [{meta.match_mode}], {describe_source(meta)}."
-    lines = [head]
+    order = "most recently updated first" if not query or meta.sort == "updated" else "best first"
+    head = (
+        f"{plural(shown, meta.kind)}{total}{query} [{meta.match_mode}], {order}, "
+        f"{describe_source(meta)}."
+    )
+    notice = relaxation_notice(meta)
+    lines = [notice, head] if notice else [head]
+    scored = bool(meta.original_query.strip())
     for rank, result in enumerate(response.results, start=1):
-        lines.append(f"{rank}. {result_heading(result)}")
-        lines.extend(f"   {line}" for line in result_lines(result))
+        lines.append(f"{rank}. {result_heading(result, scored=scored, brief=brief)}")
+        lines.extend(f"   {line}" for line in result_lines(result, brief=brief))
     if not response.results:
         lines.append(
             "No record matched. Try other words, fewer words, or matchMode 'fuzzy'."
             if meta.match_mode == "exact"
-            else "No record matched. Try other or fewer words."
+            else "No record matched. Try other or fewer words"
+            + (", or fewer filters." if _filtered(meta) else ".")
         )
     lines.extend(meta_lines(meta))
     return "\n".join(lines)
@@ -193,27 +258,64 @@ def render_work_package_list(listing: WorkPackageListResponse) -> str:
 
 
 def render_record(response: RecordResponse) -> str:
-    """The text content of one whole record: its attributes, then every field."""
+    """The text content of one whole record: its attributes, then every field that says
+    something new (a meeting's location or author is not repeated, its agenda items come
+    grouped), a work package's comments with their authors and dates."""
     record = response.record
     singular = KIND_LABELS.get(record.kind, (record.kind, ""))[0]
     lines = [f"{singular.capitalize()} #{record.id}: {record.title}"]
     if record.project is not None and record.project.name:
         lines.append(f"project: {record.project.name}")
-    for key, value in record.attributes.items():
-        if value is not None and value != "":
-            lines.append(f"{key}: {value}")
+    for key, value in shown_attributes(record.attributes).items():
+        if value is not None and value != "" and not key.endswith("_id"):
+            lines.append(f"{key.removesuffix('_name').replace('_', ' ')}: {value}")
     if record.updated_at is not None:
         lines.append(f"updated: {record.updated_at:%Y-%m-%d %H:%M} UTC")
     if record.url:
         lines.append(f"url: {record.url}")
+    comments = record_comments(record)
+    skipped = repeated_fields(record) | ({"comments"} if comments else set())
+    agenda = agenda_items(record) if record.kind == "meeting" else []
+    if agenda:
+        skipped |= set(AGENDA_FIELDS)
+        lines.append("agenda items:")
+        for item in agenda:
+            notes = f": {item['notes']}" if item.get("notes") else ""
+            title = item.get("title") or f"item {item['id']}"
+            lines.append(f"  - {title}{notes}")
+            lines.extend(f"    outcome: {outcome}" for outcome in item.get("outcomes", []))
     for name, values in record.fields.items():
         texts = [value.text for value in values if value.text.strip()]
-        if not texts or name == "title":
+        if not texts or name in skipped:
             continue
-        lines.append(f"{name}:")
+        lines.append(f"{name.replace('_', ' ')}:")
         lines.extend(f"  {text}" for text in texts)
+    if comments:
+        lines.append("comments:")
+        for comment in comments:
+            who = comment.get("author") or "someone"
+            when = f" on {comment['createdAt'][:10]}" if comment.get("createdAt") else ""
+            internal = " [internal]" if comment.get("internal") else ""
+            lines.append(f"  #{comment['id']} by {who}{when}{internal}: {comment['text']}")
+    for relation in response.relations or []:
+        title = f" {relation.title}" if relation.title else ""
+        lines.append(f"relation: {relation.type} #{relation.id}{title}")
+    if response.attachments:
+        lines.append(f"attachments: {', '.join(response.attachments)}")
     lines.append(f"({describe_read(response.meta)})")
     lines.extend(response.meta.notes)
+    return "\n".join(lines)
+
+
+def render_lookup(found: LookupResponse) -> str:
+    """The text content of the look-up tool: one entry a line."""
+    lines = [f"{len(found.results)} {found.kind} visible to this account:"]
+    for entry in found.results:
+        handle = f" ({entry.handle})" if entry.handle else ""
+        closed = " [closed]" if entry.closed else ""
+        me = " [you]" if found.me is not None and entry.id == found.me else ""
+        lines.append(f"- {entry.id}: {entry.name}{handle}{closed}{me}")
+    lines.extend(found.meta.notes)
     return "\n".join(lines)
 
 

@@ -6,14 +6,17 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
 
 from opindex.disclosure import public_run_error
 from opindex.sync import TenantStatus
 
 
 class TenantIndexStatus(BaseModel):
-    """One tenant's index, as the status tool reports it."""
+    """One tenant's index, as the status tool reports it (camelCase on the wire)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
     tenant: str
     state: Literal["fresh", "stale", "missing", "syncing"]

@@ -17,7 +17,17 @@ from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
 from opindex.openproject.hal import embedded_elements
 from opindex.openproject.http_session import ApiSession, JsonObject, Sleep
 from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
-from opindex.openproject.models import Activity, Project, Status, User, WikiPage, WorkPackage
+from opindex.openproject.models import (
+    Activity,
+    Attachment,
+    Project,
+    Relation,
+    Status,
+    User,
+    WikiPage,
+    WorkPackage,
+    WorkPackageType,
+)
 from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import PagedQuery, Parse, T
 from opindex.openproject.query import (
@@ -132,7 +142,26 @@ class OpenProjectClient:
     async def me(self) -> User:
         """``GET /api/v3/users/me``, verified: raises ``AuthenticationError`` for the
         anonymous user or an account other than the expected one."""
-        data = await self._session.get_json(f"{API}/users/me")
+        url = f"{self.base_url}{API}/users/me"
+        try:
+            data = await self._session.get_json(f"{API}/users/me")
+        except NotFoundError as exc:
+            raise NotFoundError(
+                f"GET {url} answered 404: {self.base_url} is not the root of an OpenProject "
+                "with API v3; check base_url (the server root, e.g. "
+                "https://openproject.example.org, without /api/v3)",
+                status=404,
+                error_identifier=exc.error_identifier,
+            ) from exc
+        except AuthenticationError as exc:
+            raise AuthenticationError(
+                f"GET {url} answered 401: OpenProject rejected the API key; check the "
+                "tenant's api_key or api_key_env, its auth setting (basic sends "
+                "apikey:<key>, bearer sends the key as a token), and that an administrator "
+                "enabled API tokens (Administration > API and webhooks)",
+                status=401,
+                error_identifier=exc.error_identifier,
+            ) from exc
         user = self._verified_user(data)
         self._identity = user
         return user
@@ -198,6 +227,15 @@ class OpenProjectClient:
         """All work package statuses (``GET /api/v3/statuses``) with their closed flag."""
         return await self.paged(f"{API}/statuses", Status.from_hal, page_size=None).collect()
 
+    async def types(self) -> list[WorkPackageType]:
+        """All work package types (``GET /api/v3/types``)."""
+        return await self.paged(f"{API}/types", WorkPackageType.from_hal, page_size=None).collect()
+
+    async def principals(self) -> list[User]:
+        """The users the account can see (``GET /api/v3/principals``, users only)."""
+        params = {"filters": filters_json([Filter.of("type", "=", ["User"])])}
+        return await self.paged(f"{API}/principals", User.from_hal, params).collect()
+
     # --- work packages ----------------------------------------------------------------
 
     def work_packages(
@@ -237,6 +275,16 @@ class OpenProjectClient:
         return await self.paged(path, Activity.from_hal, page_size=None).collect()
 
     # --- meetings ---------------------------------------------------------------------
+
+    async def work_package_relations(self, work_package_id: int) -> list[Relation]:
+        """The relations a work package takes part in."""
+        path = f"{API}/work_packages/{_positive(work_package_id)}/relations"
+        return await self.paged(path, Relation.from_hal, page_size=None).collect()
+
+    async def work_package_attachments(self, work_package_id: int) -> list[Attachment]:
+        """The files attached to a work package."""
+        path = f"{API}/work_packages/{_positive(work_package_id)}/attachments"
+        return await self.paged(path, Attachment.from_hal, page_size=None).collect()
 
     def meetings(
         self,

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from opindex.errors import ConfigError, OpenProjectError, UpstreamUnavailableError
+from opindex.openproject.connect_errors import connect_failure
 from opindex.openproject.credentials import ApiKeyCredential
 from opindex.openproject.error_mapping import error_from_response
 from opindex.openproject.outage import OutageMemory
@@ -135,11 +136,13 @@ class ApiSession:
                     continue
                 raise UpstreamUnavailableError(
                     f"OpenProject at {self.base_url} could not be reached for GET {path} "
-                    f"after {attempt} attempt(s): {type(exc).__name__}"
+                    f"after {attempt} attempt(s): {type(exc).__name__}: "
+                    f"{connect_failure(exc, self.base_url + path)}"
                 ) from exc
             except httpx.HTTPError as exc:
                 raise UpstreamUnavailableError(
-                    f"GET {path} to {self.base_url} failed: {type(exc).__name__}"
+                    f"GET {path} to {self.base_url} failed: {type(exc).__name__}: "
+                    f"{connect_failure(exc, self.base_url + path)}"
                 ) from exc
 
             status = response.status_code

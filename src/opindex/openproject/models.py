@@ -129,6 +129,19 @@ class Status(ApiModel):
         return build(cls, values, data)
 
 
+class WorkPackageType(ApiModel):
+    """A work package type (``GET /api/v3/types``)."""
+
+    id: int = Field(gt=0)
+    name: str = ""
+
+    @classmethod
+    def from_hal(cls, data: Mapping[str, Any]) -> Self:
+        """Parse a ``Type`` resource."""
+        values = {"id": data.get("id"), "name": optional_str(data.get("name")) or ""}
+        return build(cls, values, data)
+
+
 class WorkPackage(ApiModel):
     """A work package. ``description`` is the raw Markdown, ``None`` if not in the response.
 
@@ -146,6 +159,10 @@ class WorkPackage(ApiModel):
     assignee: Ref | None = None
     author: Ref | None = None
     project: Ref | None = None
+    priority: Ref | None = None
+    parent: Ref | None = None
+    start_date: str | None = None
+    due_date: str | None = None
     lock_version: int | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
@@ -168,6 +185,10 @@ class WorkPackage(ApiModel):
             "assignee": ref(data, "assignee"),
             "author": ref(data, "author"),
             "project": ref(data, "project"),
+            "priority": ref(data, "priority"),
+            "parent": ref(data, "parent"),
+            "start_date": optional_str(data.get("startDate") or data.get("date")),
+            "due_date": optional_str(data.get("dueDate") or data.get("date")),
             "lock_version": data.get("lockVersion")
             if isinstance(data.get("lockVersion"), int)
             else None,
@@ -203,6 +224,47 @@ class Activity(ApiModel):
             "user": ref(data, "user"),
             "work_package_id": work_package.id if work_package else None,
             **timestamps(data),
+        }
+        return build(cls, values, data)
+
+
+class Relation(ApiModel):
+    """A relation between two work packages (``GET /work_packages/{id}/relations``)."""
+
+    id: int = Field(gt=0)
+    type: str = ""
+    reverse_type: str = ""
+    from_wp: Ref | None = None
+    to_wp: Ref | None = None
+
+    @classmethod
+    def from_hal(cls, data: Mapping[str, Any]) -> Self:
+        """Parse a ``Relation`` resource."""
+        values = {
+            "id": data.get("id"),
+            "type": optional_str(data.get("type")) or "",
+            "reverse_type": optional_str(data.get("reverseType")) or "",
+            "from_wp": ref(data, "from"),
+            "to_wp": ref(data, "to"),
+        }
+        return build(cls, values, data)
+
+
+class Attachment(ApiModel):
+    """A file attached to a resource (``GET /work_packages/{id}/attachments``)."""
+
+    id: int = Field(gt=0)
+    file_name: str = ""
+    file_size: int | None = None
+
+    @classmethod
+    def from_hal(cls, data: Mapping[str, Any]) -> Self:
+        """Parse an ``Attachment`` resource."""
+        size = data.get("fileSize")
+        values = {
+            "id": data.get("id"),
+            "file_name": optional_str(data.get("fileName")) or "",
+            "file_size": size if isinstance(size, int) and not isinstance(size, bool) else None,
         }
         return build(cls, values, data)
 

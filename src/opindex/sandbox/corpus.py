@@ -98,8 +98,24 @@ class Activity(Stamped):
     details: TextList = Field(default_factory=list)
 
 
+class Relation(CorpusRecord):
+    """A relation from the work package holding it to work package ``to``."""
+
+    id: int = Field(gt=0)
+    type: str = "relates"
+    to: int
+
+
+class Attachment(CorpusRecord):
+    """A file attached to a work package (its name and size only)."""
+
+    id: int = Field(gt=0)
+    file_name: str = Field(alias="fileName")
+    file_size: int = Field(default=0, alias="fileSize")
+
+
 class WorkPackage(Stamped):
-    """A work package with its journal (``activities``)."""
+    """A work package with its journal (``activities``), relations and attachments."""
 
     id: int = Field(gt=0)
     project: int
@@ -111,6 +127,12 @@ class WorkPackage(Stamped):
     assignee: int | None = None
     lock_version: int = Field(default=0, alias="lockVersion")
     activities: Annotated[list[Activity], BeforeValidator(_none_to_empty_list)] = Field(
+        default_factory=list
+    )
+    relations: Annotated[list[Relation], BeforeValidator(_none_to_empty_list)] = Field(
+        default_factory=list
+    )
+    attachments: Annotated[list[Attachment], BeforeValidator(_none_to_empty_list)] = Field(
         default_factory=list
     )
 

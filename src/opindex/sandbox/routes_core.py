@@ -91,6 +91,33 @@ async def user_by_id(request: Request) -> Response:
     return hal_response(user_resource(user, viewer=viewer))
 
 
+async def principals(request: Request) -> Response:
+    """Users the caller can see: members of the projects it sees, and itself (all for an
+    admin), by id; like OpenProject, logins only for admins and the user themself."""
+    state, viewer = authenticate(request)
+    visible = state.store.visible_projects(viewer)
+    member_ids = {viewer.id}
+    for project in state.store.projects.values():
+        if project.id in visible:
+            member_ids.update(project.members)
+    found = [
+        user
+        for user in sorted(state.store.users.values(), key=_by_id)
+        if viewer.admin or user.id in member_ids
+    ]
+    offset, page_size = parse_paging(request.query_params, state.options.page_size_max)
+    page = found[(offset - 1) * page_size : offset * page_size]
+    body = paginated_collection(
+        f"{API}/principals",
+        {},
+        [user_resource(user, viewer=viewer) for user in page],
+        total=len(found),
+        offset=offset,
+        page_size=page_size,
+    )
+    return hal_response(body)
+
+
 async def projects(request: Request) -> Response:
     state, user = authenticate(request)
     params = request.query_params
@@ -181,6 +208,7 @@ ROUTES = [
     Route(API, root),
     Route(f"{API}/users/me", current_user),
     Route(f"{API}/users/{{user_id:int}}", user_by_id),
+    Route(f"{API}/principals", principals),
     Route(f"{API}/projects", projects),
     Route(f"{API}/projects/{{project_ref}}", project_by_ref),
     Route(f"{API}/statuses", statuses),

@@ -13,7 +13,13 @@ from opindex.sandbox.hal_content import (
     work_package_fields,
     work_package_resource,
 )
-from opindex.sandbox.hal_core import API, hal_response, paginated_collection, unpaginated_collection
+from opindex.sandbox.hal_core import (
+    API,
+    hal_response,
+    link,
+    paginated_collection,
+    unpaginated_collection,
+)
 from opindex.sandbox.query_params import (
     apply_select,
     parse_paging,
@@ -87,9 +93,68 @@ async def work_package_activities(request: Request) -> Response:
     return hal_response(unpaginated_collection(path, elements))
 
 
+_REVERSE = {"blocks": "blocked", "precedes": "follows", "duplicates": "duplicated"}
+
+
+async def work_package_relations(request: Request) -> Response:
+    """The relations the work package takes part in (either end), to visible ones only."""
+    state, user = authenticate(request)
+    work_package = state.store.visible_work_package(user, request.path_params["wp_id"])
+    found = [(work_package.id, relation) for relation in work_package.relations]
+    for other in state.store.work_packages.values():
+        found.extend((other.id, r) for r in other.relations if r.to == work_package.id)
+    visible = state.store.content_projects(user)
+    elements = []
+    for source, relation in sorted(found, key=lambda pair: pair[1].id):
+        start = state.store.work_packages.get(source)
+        target = state.store.work_packages.get(relation.to)
+        if start is None or target is None or not {start.project, target.project} <= visible:
+            continue
+        elements.append(
+            {
+                "_type": "Relation",
+                "id": relation.id,
+                "name": relation.type,
+                "type": relation.type,
+                "reverseType": _REVERSE.get(relation.type, relation.type),
+                "_links": {
+                    "self": link(f"{API}/relations/{relation.id}"),
+                    "from": link(f"{API}/work_packages/{start.id}", start.subject),
+                    "to": link(f"{API}/work_packages/{target.id}", target.subject),
+                },
+            }
+        )
+    path = f"{API}/work_packages/{work_package.id}/relations"
+    return hal_response(unpaginated_collection(path, elements))
+
+
+async def work_package_attachments(request: Request) -> Response:
+    """The files attached to the work package (names and sizes)."""
+    state, user = authenticate(request)
+    work_package = state.store.visible_work_package(user, request.path_params["wp_id"])
+    base = f"{API}/work_packages/{work_package.id}"
+    elements = [
+        {
+            "_type": "Attachment",
+            "id": attachment.id,
+            "fileName": attachment.file_name,
+            "fileSize": attachment.file_size,
+            "contentType": "application/octet-stream",
+            "_links": {
+                "self": link(f"{API}/attachments/{attachment.id}", attachment.file_name),
+                "container": link(base, work_package.subject),
+            },
+        }
+        for attachment in work_package.attachments
+    ]
+    return hal_response(unpaginated_collection(f"{base}/attachments", elements))
+
+
 ROUTES = [
     Route(f"{API}/work_packages", work_packages),
     Route(f"{API}/work_packages/{{wp_id:int}}", work_package_by_id),
     Route(f"{API}/work_packages/{{wp_id:int}}/activities", work_package_activities),
+    Route(f"{API}/work_packages/{{wp_id:int}}/relations", work_package_relations),
+    Route(f"{API}/work_packages/{{wp_id:int}}/attachments", work_package_attachments),
     Route(f"{API}/projects/{{project_ref}}/work_packages", project_work_packages),
 ]

@@ -7,6 +7,7 @@ pydantic envelope from ``opindex.envelope`` that says where it came from.
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -19,6 +20,8 @@ from opindex.envelope import (
     MAX_ID,
     ActivityListResponse,
     AnsweredBy,
+    LookupEntry,
+    LookupResponse,
     MatchModeName,
     ReadMeta,
     RecordResponse,
@@ -36,9 +39,12 @@ from opindex.errors import (
 from opindex.live import WikiDirectoryCache
 from opindex.records import Record
 from opindex.service import record_reads
+from opindex.service.directory import DIRECTORY_KINDS, DirectoryKind
+from opindex.service.named_filters import FilterNames, named_request
 from opindex.service.routing import Clock, Freshness, is_upstream_unavailable, system_clock
 from opindex.service.search_flow import search_tenant
 from opindex.service.tenant_runtime import TenantRuntime
+from opindex.service.work_package_links import with_links
 from opindex.sync import TenantStatus, tenant_status
 
 CALLER_TENANT = "(caller credential)"
@@ -130,7 +136,13 @@ class Service:
 
     # --- search -----------------------------------------------------------------------
 
-    async def search(self, request: SearchRequest, *, tenant: str | None = None) -> SearchResponse:
+    async def search(
+        self,
+        request: SearchRequest,
+        *,
+        tenant: str | None = None,
+        names: FilterNames | None = None,
+    ) -> SearchResponse:
         """Ranked results for *request* from the index or the live path.
 
         ``request.source``: ``auto`` follows the freshness policy (fresh index → index;
@@ -138,12 +150,19 @@ class Service:
         index, ``meta.index_state == "stale"``), ``index`` and ``live`` force a path.
         On zero hits the relaxation strategies run against the same path unless
         ``request.fallback`` is False. ``meta.total`` counts every record that matched on
-        the index path; on the live path, the records returned.
+        the index path; on the live path, the records returned. *names*: filters by
+        name, resolved against what the tenant's account sees.
         """
-        return await search_tenant(self._runtimes[self.resolve_tenant(tenant)], request)
+        runtime = self._runtimes[self.resolve_tenant(tenant)]
+        return await search_tenant(runtime, await named_request(runtime.directory, request, names))
 
     async def search_with_credential(
-        self, request: SearchRequest, credential: str, *, base_url: str | None = None
+        self,
+        request: SearchRequest,
+        credential: str,
+        *,
+        base_url: str | None = None,
+        names: FilterNames | None = None,
     ) -> SearchResponse:
         """A live-only search made with a caller's own OpenProject credential.
 
@@ -170,7 +189,9 @@ class Service:
         )
         runtime = self._runtime(tenant, None)
         try:
-            return await search_tenant(runtime, request)
+            return await search_tenant(
+                runtime, await named_request(runtime.directory, request, names)
+            )
         finally:
             await runtime.aclose()
 
@@ -189,10 +210,20 @@ class Service:
 
     # --- reads ------------------------------------------------------------------------
 
-    async def get_record(self, tenant: str | None, kind: str, record_id: int) -> RecordResponse:
+    async def get_record(
+        self, tenant: str | None, kind: str, record_id: int, *, links: bool = False
+    ) -> RecordResponse:
         """One whole record: from the index when it is fresh (and holds the record), else
         live; a stale index answers when OpenProject is unreachable. ``NotFoundError``
-        when the record does not exist or is not visible."""
+        when the record does not exist or is not visible. *links*: a work package's
+        relations and attachment names too (read live)."""
+        response = await self._get_record(tenant, kind, record_id)
+        if links and response.record.kind == "work_package":
+            runtime = self._runtimes[self.resolve_tenant(tenant)]
+            return await with_links(runtime.client(), response)
+        return response
+
+    async def _get_record(self, tenant: str | None, kind: str, record_id: int) -> RecordResponse:
         runtime = self._runtimes[self.resolve_tenant(tenant)]
         checked = record_reads.check_kind(kind)
         if isinstance(record_id, bool) or not isinstance(record_id, int):
@@ -267,23 +298,60 @@ class Service:
         type_id: int | None = None,
         assignee_id: int | None = None,
         limit: int = 50,
+        names: FilterNames | None = None,
+        updated_after: datetime | None = None,
+        updated_before: datetime | None = None,
     ) -> WorkPackageListResponse:
         """OpenProject's own filtered listing (server-side ``subject ~`` and filters),
         newest first, unranked: the semantics of a plain work-package list. Like
-        OpenProject's default, only open work packages unless *status* says otherwise."""
+        OpenProject's default, only open work packages unless *status* says otherwise.
+        *names* given replace the id filters (see ``search``)."""
         runtime = self._runtimes[self.resolve_tenant(tenant)]
-        filters = record_reads.listing_filters(
-            subject=subject,
+        request = SearchRequest(
+            kind="work_package",
             project_id=project_id,
             status=status,
             type_id=type_id,
             assignee_id=assignee_id,
+            updated_after=updated_after,
+            updated_before=updated_before,
+        )
+        request = await named_request(runtime.directory, request, names)
+        filters = record_reads.listing_filters(
+            subject=subject,
+            project_id=request.project_id,
+            status=request.status,
+            type_id=request.type_id,
+            assignee_id=request.assignee_id,
+            author_id=request.author_id,
+            updated_after=request.updated_after,
+            updated_before=request.updated_before,
         )
         results, total = await record_reads.list_work_packages(
             runtime.client(), filters, limit, runtime.config.base_url
         )
         meta = _read_meta(runtime, "live", runtime.freshness())
         return WorkPackageListResponse(results=results, total=total, meta=meta)
+
+    async def lookup(
+        self, tenant: str | None, kind: DirectoryKind, text: str | None = None
+    ) -> LookupResponse:
+        """The projects, users, statuses or types (*kind*) the tenant's account sees,
+        those whose name or handle contains *text* when it is given (read live, cached
+        for a few minutes)."""
+        runtime = self._runtimes[self.resolve_tenant(tenant)]
+        if kind not in DIRECTORY_KINDS:
+            raise InvalidArgumentError(f"kind must be one of {', '.join(DIRECTORY_KINDS)}")
+        directory = await runtime.directory()
+        entries = directory.matching(kind, text)
+        return LookupResponse(
+            kind=kind,
+            results=[
+                LookupEntry(id=e.id, name=e.name, handle=e.handle, closed=e.closed) for e in entries
+            ],
+            me=directory.me if kind == "users" else None,
+            meta=_read_meta(runtime, "live", runtime.freshness()),
+        )
 
     # --- status and lifecycle ---------------------------------------------------------
 

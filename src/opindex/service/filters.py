@@ -1,4 +1,4 @@
-"""Request filters (project, status, type, assignee) checked once and mapped to index filters."""
+"""Request filters (project, status, type, people, update time) checked once and mapped."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
 from opindex.index.filters import IndexFilters, StatusFilter
 
-WORK_PACKAGE_ONLY = ("status", "type_id", "assignee_id")
+WORK_PACKAGE_ONLY = ("status", "type_id", "assignee_id", "author_id")
 
 
 def check_filters(request: SearchRequest) -> None:
@@ -15,6 +15,12 @@ def check_filters(request: SearchRequest) -> None:
     Status, type and assignee exist only on work packages; on other kinds they would
     silently match nothing, so they are refused with a message saying why.
     """
+    after, before = request.updated_after, request.updated_before
+    if after is not None and before is not None and after >= before:
+        raise InvalidArgumentError(
+            f"updatedAfter ({after.isoformat()}) must be earlier than updatedBefore "
+            f"({before.isoformat()}): nothing can match both"
+        )
     if request.kind == "work_package":
         if isinstance(request.status, list) and not request.status:
             raise InvalidArgumentError(
@@ -47,4 +53,7 @@ def index_filters(request: SearchRequest) -> IndexFilters:
         status=status,
         type_ids=(request.type_id,) if request.type_id is not None else None,
         assignee_ids=(request.assignee_id,) if request.assignee_id is not None else None,
+        author_ids=(request.author_id,) if request.author_id is not None else None,
+        updated_after=request.updated_after,
+        updated_before=request.updated_before,
     )

@@ -88,7 +88,7 @@ def search_index(
 ) -> HitList:
     """The best *limit* records of *kind* for *query* among the index's candidates.
 
-    An empty fuzzy query lists records unscored, in ascending id order.
+    An empty fuzzy query lists records unscored, most recently updated first.
     ``HitList.total`` counts the records that passed the scorer.
     """
     if not query.containment and not query.terms:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import AsyncGenerator, Sequence
+from datetime import datetime
 from typing import cast
 
 from opindex.envelope import (
@@ -26,6 +27,7 @@ from opindex.records import Record
 from opindex.search.document import KINDS, Kind
 from opindex.search.query import parse_query
 from opindex.search.rank import Ranked
+from opindex.service.filters import check_filters
 from opindex.service.results import ResultBuilder, record_url
 
 MAX_LISTING = 200
@@ -102,6 +104,9 @@ def listing_filters(
     status: StatusFilter | list[int],
     type_id: int | None,
     assignee_id: int | None,
+    author_id: int | None = None,
+    updated_after: datetime | None = None,
+    updated_before: datetime | None = None,
 ) -> list[Filter]:
     """OpenProject filters of a listing: the caller's filters plus ``subject ~ text``."""
     request = SearchRequest(
@@ -110,7 +115,11 @@ def listing_filters(
         status=status,
         type_id=type_id,
         assignee_id=assignee_id,
+        author_id=author_id,
+        updated_after=updated_after,
+        updated_before=updated_before,
     )
+    check_filters(request)
     filters = caller_filters(request)
     if subject is not None and subject.strip():
         filters.append(Filter.of("subject", "~", [subject.strip()]))

@@ -17,6 +17,7 @@ from opindex.envelope import (
     ProjectRef,
     SearchResult,
 )
+from opindex.record_builders import COMMENT_META
 from opindex.records import Record
 from opindex.search.analysis import AnalyzedText
 from opindex.search.document import FieldValue, SearchDocument
@@ -193,7 +194,7 @@ class ResultBuilder:
             else None,
             updatedAt=record.updated_at,
             url=record_url(self._base_url, record),
-            attributes=dict(record.attributes),
+            attributes={k: v for k, v in record.attributes.items() if k != COMMENT_META},
         )
         if kind == "meeting":
             titles = _agenda_titles(document)

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from opindex.disclosure import public_detail
-from opindex.envelope import AnsweredBy, SearchMeta, SearchRequest, SearchResponse
+from opindex.envelope import MAX_LIMIT, AnsweredBy, SearchMeta, SearchRequest, SearchResponse
 from opindex.errors import IndexUnavailableError, OpenProjectError
 from opindex.index import TenantIndex
+from opindex.index.record_codec import updated_timestamp
 from opindex.live import LiveHit, LiveOutcome
 from opindex.search.query import Alternative, Query, parse_query
 from opindex.search.relax import (
@@ -47,6 +48,28 @@ class PathAnswer:
     notes: list[str] = field(default_factory=list)
 
 
+SORT_WINDOW = 1_000
+"""With ``sort: updated``, the best this many matches (index path) are ordered by update
+time and the newest returned; the live path orders the best ``MAX_LIMIT`` it ranked."""
+
+
+def newest_first(hits: Sequence[ScoredHit], limit: int) -> list[ScoredHit]:
+    """*hits* ordered by update time, newest first (then by descending id), cut to *limit*;
+    records with an unknown update time last."""
+
+    def key(hit: ScoredHit) -> tuple[float, int]:
+        updated = hit.record.updated_at
+        stamp = updated_timestamp(updated) if updated is not None else 0
+        return (-stamp, -hit.record.id)
+
+    return sorted(hits, key=key)[:limit]
+
+
+def by_update_time(request: SearchRequest, query: Query) -> bool:
+    """Whether the answer is ordered by update time: ``sort: updated`` or no query terms."""
+    return request.sort == "updated" or (not query.containment and not query.terms)
+
+
 def index_answer(
     index: TenantIndex,
     request: SearchRequest,
@@ -56,9 +79,10 @@ def index_answer(
     """The index path with relaxation (blocking: Tantivy and the scorer; run in a thread)."""
     filters = index_filters(request)
     used = [query]
+    wanted = SORT_WINDOW if request.sort == "updated" else request.limit
 
     def run(attempt: Query) -> HitList:
-        hits = search_index(index, attempt, request.kind, filters, request.limit)
+        hits = search_index(index, attempt, request.kind, filters, max(wanted, request.limit))
         if hits:
             used[0] = attempt
         return hits
@@ -74,12 +98,16 @@ def index_answer(
         query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
     )
     assert isinstance(hits, HitList)
-    return PathAnswer("index", hits, used[0], outcome, hits.total, notes=hits.notes)
+    shown = newest_first(hits, request.limit) if by_update_time(request, used[0]) else hits
+    return PathAnswer("index", shown, used[0], outcome, hits.total, notes=hits.notes)
 
 
 async def live_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
     """The live two-phase path with relaxation over one session (nothing fetched twice)."""
-    session = runtime.live().session(request)
+    # Ordered by update time: rank (or list) as many as one answer may hold, then sort.
+    ordered = by_update_time(request, query)
+    wide = request.model_copy(update={"limit": MAX_LIMIT}) if ordered else None
+    session = runtime.live().session(wide or request)
     runs: list[LiveOutcome] = []
     used = [query]
 
@@ -98,6 +126,8 @@ async def live_answer(runtime: TenantRuntime, request: SearchRequest, query: Que
         enabled=request.fallback,
     )
     hits = [ScoredHit(hit.record, hit.ranked) for hit in live_hits]
+    if by_update_time(request, used[0]):
+        hits = newest_first(hits, request.limit)
     notes = list(dict.fromkeys(note for attempt in runs for note in attempt.notes))
     return PathAnswer(
         "live",
@@ -122,6 +152,9 @@ def envelope(
 ) -> SearchResponse:
     """The response envelope (ARCHITECTURE invariant 5: honest meta)."""
     builder = ResultBuilder(answer.query, base_url=base_url)
+    narrowed = describe_filters(request) if not answer.hits else ""
+    if narrowed:
+        notes = [*notes, f"nothing matched within the filters: {narrowed}"]
     meta = SearchMeta(
         tenant=tenant,
         kind=request.kind,
@@ -131,15 +164,40 @@ def envelope(
         age_seconds=freshness.age_seconds,
         degraded=answer.degraded,
         enrichment_failures=answer.enrichment_failures,
-        wildcard_fallback=answer.outcome.fallback_used,
+        wildcard_fallback=answer.outcome.strategy_used == "wildcard_suffix",
         fallback_strategy=answer.outcome.strategy_used,
         original_query=request.query,
         effective_query=answer.outcome.effective_query,
         match_mode=request.match_mode,
+        sort=request.sort,
         total=answer.total,
         notes=[*notes, *answer.notes],
     )
     return SearchResponse(results=builder.build(answer.hits), meta=meta)
+
+
+def describe_filters(request: SearchRequest) -> str:
+    """``project 999, status open`` for the filters of *request* ("" for none)."""
+    parts = [
+        f"{label} {value}"
+        for label, value in (
+            ("project", request.project_id),
+            ("type", request.type_id),
+            ("assignee", request.assignee_id),
+            ("author", request.author_id),
+        )
+        if value is not None
+    ]
+    if request.status != "all":
+        status = request.status
+        parts.append(
+            f"status {', '.join(map(str, status)) if isinstance(status, list) else status}"
+        )
+    if request.updated_after is not None:
+        parts.append(f"updated at or after {request.updated_after.isoformat()}")
+    if request.updated_before is not None:
+        parts.append(f"updated before {request.updated_before.isoformat()}")
+    return ", ".join(parts)
 
 
 def _reason(error: BaseException) -> str:

@@ -11,7 +11,7 @@ import contextlib
 import dataclasses
 import logging
 from collections.abc import Mapping
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from opindex.index import TenantIndex
 from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
 from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
 from opindex.openproject.outage import OutageMemory
+from opindex.service.directory import DIRECTORY_TTL_SECONDS, Directory, read_directory
 from opindex.service.relaxation import Thesaurus, merge_thesauri
 from opindex.service.routing import Clock, Freshness, assess_freshness
 from opindex.state import StateStore, state_db_path
@@ -66,6 +67,7 @@ class TenantRuntime:
         self._state: StateStore | None = None
         self._client: OpenProjectClient | None = None
         self._live: LiveSearcher | None = None
+        self._directory: tuple[datetime, Directory] | None = None
 
     # --- index and freshness ----------------------------------------------------------
 
@@ -203,6 +205,18 @@ class TenantRuntime:
                 capabilities=self.capabilities(),
             )
         return self._live
+
+    async def directory(self) -> Directory:
+        """The projects, users, statuses and types the tenant's account sees (read live,
+        reused for DIRECTORY_TTL_SECONDS)."""
+        now = self._clock()
+        if self._directory is not None:
+            read_at, directory = self._directory
+            if timedelta(0) <= now - read_at < timedelta(seconds=DIRECTORY_TTL_SECONDS):
+                return directory
+        directory = await read_directory(self.client())
+        self._directory = (now, directory)
+        return directory
 
     async def aclose(self) -> None:
         """Close the client, the index reader and the state connection."""

@@ -1,0 +1,185 @@
+"""The three search tools: ranked, typo-tolerant search over work packages, meetings, wikis."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from mcp.server.mcpserver import Context
+from mcp.types import CallToolResult
+
+from opindex.envelope import DEFAULT_LIMIT, MatchModeName, SearchRequest, SortOrder, Source
+from opindex.mcp import handlers
+from opindex.mcp.app_state import AppState
+from opindex.mcp.arguments import (
+    AssigneeRef,
+    AuthorRef,
+    DetailChoice,
+    Fallback,
+    Limit,
+    MatchMode,
+    ProjectRef,
+    QueryText,
+    SortChoice,
+    SourceChoice,
+    StatusChoice,
+    TypeRef,
+    UpdatedAfter,
+    UpdatedBefore,
+)
+from opindex.mcp.callers import Caller
+from opindex.mcp.results import search_result
+from opindex.mcp.tool_calls import guard, serve
+from opindex.mcp.wire import Detail, SearchOut
+from opindex.moments import parse_moment
+from opindex.search.document import Kind
+from opindex.service.named_filters import FilterNames
+
+SearchResult = Annotated[CallToolResult, SearchOut]
+
+
+async def _search(
+    ctx: Context, request: SearchRequest, names: FilterNames, detail: Detail
+) -> CallToolResult:
+    async def work(state: AppState, caller: Caller) -> CallToolResult:
+        response = await handlers.search(state, caller, request, names)
+        return search_result(response, detail)
+
+    return await serve(ctx, work)
+
+
+def _request(
+    kind: Kind,
+    query: str,
+    match_mode: MatchModeName,
+    limit: int,
+    source: Source,
+    fallback: bool,
+    window: tuple[str | None, str | None],
+    sort: SortOrder,
+) -> SearchRequest:
+    return SearchRequest(
+        kind=kind,
+        query=query,
+        match_mode=match_mode,
+        limit=limit,
+        source=source,
+        fallback=fallback,
+        updated_after=parse_moment(window[0], "updatedAfter"),
+        updated_before=parse_moment(window[1], "updatedBefore"),
+        sort=sort,
+    )
+
+
+async def openproject_search_work_packages(
+    ctx: Context,
+    query: QueryText = "",
+    matchMode: MatchMode = "fuzzy",
+    limit: Limit = DEFAULT_LIMIT,
+    project: ProjectRef = None,
+    status: StatusChoice = "all",
+    type: TypeRef = None,
+    assignee: AssigneeRef = None,
+    author: AuthorRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
+    sort: SortChoice = "relevance",
+    detail: DetailChoice = "brief",
+    source: SourceChoice = "auto",
+    fallback: Fallback = True,
+) -> SearchResult:
+    """Search work packages (tasks, bugs, features) by subject, description and comments.
+
+    Accepts natural-language phrasing; tolerates typos, reordered words, partial words and
+    missing accents. Returns results ranked by relevance with the matching excerpt and the
+    comments that matched. Filters take names (project 'platform', assignee 'me').
+    """
+
+    async def run() -> CallToolResult:
+        request = _request(
+            "work_package",
+            query,
+            matchMode,
+            limit,
+            source,
+            fallback,
+            (updatedAfter, updatedBefore),
+            sort,
+        )
+        names = FilterNames(
+            project=project, status=status, type=type, assignee=assignee, author=author
+        )
+        return await _search(ctx, request, names, detail)
+
+    return await guard(run)
+
+
+async def openproject_search_meetings(
+    ctx: Context,
+    query: QueryText = "",
+    matchMode: MatchMode = "fuzzy",
+    limit: Limit = DEFAULT_LIMIT,
+    project: ProjectRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
+    sort: SortChoice = "relevance",
+    detail: DetailChoice = "brief",
+    source: SourceChoice = "auto",
+    fallback: Fallback = True,
+) -> SearchResult:
+    """Search meetings and agenda items: titles, locations, agenda notes, outcomes (decisions)
+    and participants.
+
+    Accepts natural-language phrasing ("what did we decide about hiring"); tolerates typos
+    and reordered words. Returns results ranked by relevance with matching excerpts and the
+    agenda items that matched.
+    """
+
+    async def run() -> CallToolResult:
+        request = _request(
+            "meeting",
+            query,
+            matchMode,
+            limit,
+            source,
+            fallback,
+            (updatedAfter, updatedBefore),
+            sort,
+        )
+        return await _search(ctx, request, FilterNames(project=project), detail)
+
+    return await guard(run)
+
+
+async def openproject_search_wiki_pages(
+    ctx: Context,
+    query: QueryText = "",
+    matchMode: MatchMode = "fuzzy",
+    limit: Limit = DEFAULT_LIMIT,
+    project: ProjectRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
+    sort: SortChoice = "relevance",
+    detail: DetailChoice = "brief",
+    source: SourceChoice = "auto",
+    fallback: Fallback = True,
+) -> SearchResult:
+    """Search wiki pages by title and full body text.
+
+    Accepts natural-language phrasing; tolerates typos, reordered words and partial words.
+    Returns pages ranked by relevance with the matching excerpt.
+    """
+
+    async def run() -> CallToolResult:
+        request = _request(
+            "wiki_page",
+            query,
+            matchMode,
+            limit,
+            source,
+            fallback,
+            (updatedAfter, updatedBefore),
+            sort,
+        )
+        return await _search(ctx, request, FilterNames(project=project), detail)
+
+    return await guard(run)

@@ -1,0 +1,31 @@
+"""ISO dates and datetimes given by callers (``updatedAfter``, ``--updated-after``) parsed."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+from opindex.errors import InvalidArgumentError
+
+
+def parse_moment(text: str | None, argument: str) -> datetime | None:
+    """*text* as an aware UTC datetime (None for None or blank).
+
+    Accepts ``2026-03-01`` (midnight UTC), ``2026-03-01T09:30``, ``2026-03-01T09:30:00Z``
+    and offsets (``+02:00``); a time without an offset is UTC. Anything else is an
+    ``InvalidArgumentError`` naming *argument* and showing the accepted forms.
+    """
+    if text is None or not text.strip():
+        return None
+    cleaned = text.strip()
+    try:
+        if len(cleaned) == 10:
+            return datetime.combine(date.fromisoformat(cleaned), datetime.min.time(), tzinfo=UTC)
+        parsed = datetime.fromisoformat(cleaned)
+    except ValueError:
+        raise InvalidArgumentError(
+            f"{argument}: {text!r} is not an ISO date or datetime; use e.g. '2026-03-01' or "
+            "'2026-03-01T09:30:00Z'"
+        ) from None
+    if parsed.tzinfo is None:
+        return parsed.replace(tzinfo=UTC)
+    return parsed.astimezone(UTC)
