@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mcp import Client
 from mcp.types import CallToolResult
-from tests.mcp.mcp_site import write_config
+from tests.support.config_files import write_config
 from tests.support.sandbox import SandboxHandle, running_sandbox
 
 from opindex.config import Config, load_config
@@ -48,7 +48,11 @@ def sample_site(
     """Both tenants configured and fully synced into a temporary data directory."""
     directory = tmp_path_factory.mktemp("sample-site")
     config_path = write_config(
-        directory, sample_sandbox.base_url, {"admin": ADMIN_KEY, "juergen": JUERGEN_KEY}
+        directory,
+        [
+            ("admin", sample_sandbox.base_url, ADMIN_KEY),
+            ("juergen", sample_sandbox.base_url, JUERGEN_KEY),
+        ],
     )
     config = load_config(config_path)
     for tenant in config.tenants:

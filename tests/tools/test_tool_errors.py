@@ -10,7 +10,7 @@ from pathlib import Path
 import httpx
 import pytest
 from mcp import Client
-from tests.mcp.mcp_site import write_config
+from tests.support.config_files import write_config
 from tests.tools.conftest import ADMIN_KEY, SampleSite, error_of, text_of, tools_client
 
 from opindex import cli
@@ -48,7 +48,7 @@ def test_a_wrong_base_url_names_the_full_url_and_the_setting(
     sample_site: SampleSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     wrong = f"{sample_site.sandbox.base_url}/openproject"
-    code, out = _doctor(write_config(tmp_path, wrong, {"t": ADMIN_KEY}), capsys)
+    code, out = _doctor(write_config(tmp_path, [("t", wrong, ADMIN_KEY)]), capsys)
     assert code == cli.EXIT_UPSTREAM
     assert f"GET {wrong}/api/v3/users/me answered 404" in out
     assert "check base_url" in out and "without /api/v3" in out
@@ -58,7 +58,7 @@ def test_a_wrong_base_url_names_the_full_url_and_the_setting(
 def test_a_wrong_key_names_the_settings_to_check(
     sample_site: SampleSite, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = write_config(tmp_path, sample_site.sandbox.base_url, {"t": "key-nobody-has"})
+    config = write_config(tmp_path, [("t", sample_site.sandbox.base_url, "key-nobody-has")])
     code, out = _doctor(config, capsys)
     assert code == cli.EXIT_AUTH
     assert "answered 401" in out and "api_key_env" in out
@@ -69,7 +69,7 @@ def test_a_wrong_key_names_the_settings_to_check(
 def test_a_refused_connection_is_told_apart(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    config = write_config(tmp_path, f"http://127.0.0.1:{_closed_port()}", {"t": "key"})
+    config = write_config(tmp_path, [("t", f"http://127.0.0.1:{_closed_port()}", "key")])
     code, out = _doctor(config, capsys)
     assert code == cli.EXIT_UPSTREAM
     assert "refused the connection; check the port in base_url" in out
@@ -151,7 +151,7 @@ def test_an_http_caller_may_send_openprojects_own_basic_header(
 async def test_a_rejected_key_names_the_tenant_and_the_settings(
     sample_site: SampleSite, tmp_path: Path
 ) -> None:
-    config = load_config(write_config(tmp_path, sample_site.sandbox.base_url, {"t": "nokey"}))
+    config = load_config(write_config(tmp_path, [("t", sample_site.sandbox.base_url, "nokey")]))
     options = ServerOptions(transport="stdio", tenant="t", sync=False)
     async with Client(build_server(config, options)) as client:
         result = await client.call_tool("openproject_search_work_packages", {"query": "x"})

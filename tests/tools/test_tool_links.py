@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from mcp import Client
-from tests.mcp.mcp_site import write_config
+from tests.support.config_files import write_config
 from tests.support.corpus_builder import ADMIN_KEY, OUTSIDER_KEY, CorpusBuilder
 from tests.support.sandbox import SandboxHandle, running_sandbox
 from tests.tools.conftest import structured, text_of
@@ -44,7 +44,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[SandboxHand
     with running_sandbox(_corpus()) as sandbox:
         directory = tmp_path_factory.mktemp("links")
         keys = {"ada": ADMIN_KEY, "carol": OUTSIDER_KEY}
-        config = load_config(write_config(directory, sandbox.base_url, keys))
+        config = load_config(
+            write_config(directory, [(n, sandbox.base_url, k) for n, k in keys.items()])
+        )
         for tenant in config.tenants:
             asyncio.run(sync_tenant(tenant, config.data_dir))
         yield sandbox, config
