@@ -2,7 +2,8 @@
 
 Pydantic writes a ``title`` per property, ``anyOf [..., null]`` with ``default: null`` for
 every optional argument, and a description per output model. None of it tells a model
-anything the property name and the tool description do not: the trimmed schemas accept
+anything the property name and the tool description do not, and neither does the
+largest id (2⁶³−1, still enforced when a call is validated): the trimmed schemas accept
 and describe the same values (an omitted argument is the "none" the nulls stood for, and
 structured content never carries nulls, see ``opindex.mcp.wire``).
 """
@@ -10,6 +11,8 @@ structured content never carries nulls, see ``opindex.mcp.wire``).
 from __future__ import annotations
 
 from typing import Any
+
+from opindex.envelope import MAX_ID
 
 _NULL = {"type": "null"}
 
@@ -33,6 +36,8 @@ def _trim(node: Any, descriptions: bool) -> Any:
         if key == "description" and isinstance(value, str) and not descriptions:
             continue
         if key == "default" and value is None:
+            continue
+        if key == "maximum" and value == MAX_ID:  # 2^63 - 1 on every id: still validated
             continue
         if key in ("properties", "$defs") and isinstance(value, dict):
             out[key] = {name: _trim(item, descriptions) for name, item in value.items()}
