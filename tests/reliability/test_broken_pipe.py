@@ -16,8 +16,9 @@ from typing import Any
 
 import httpx
 import pytest
-from tests.mcp.mcp_site import opindex_argv, subprocess_env
-from tests.reliability.conftest import run_outcomes, write_config
+from tests.reliability.conftest import run_outcomes
+from tests.support.config_files import write_config
+from tests.support.processes import opindex_argv, subprocess_env
 from tests.support.sandbox import MEMBER_KEY, OUTSIDER_KEY, running_sandbox
 
 from opindex import cli

@@ -18,15 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.mcp.mcp_site import subprocess_env
-from tests.reliability.conftest import assert_exactly_once, index_snapshot, write_config
-from tests.reliability.mcp_support import in_process_client, result_ids
-from tests.reliability.reliability_corpus import (
-    BOB,
-    PROJECT_MARKERS,
-    expected_all,
-    reliability_corpus,
-)
+from tests.reliability.conftest import assert_exactly_once, index_snapshot
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all, reliability_corpus
+from tests.support.mcp_clients import in_process_client, result_ids
+from tests.support.processes import subprocess_env
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
 from opindex import cli

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.reliability.conftest import run_opindex, write_config
-from tests.reliability.mcp_support import (
+from tests.reliability.conftest import run_opindex
+from tests.support.config_files import write_config
+from tests.support.mcp_clients import (
     PortalClient,
-    error_message,
+    error_text,
     in_process_client,
     result_ids,
     structured,
@@ -47,7 +48,7 @@ def client(site: Path) -> Iterator[PortalClient]:
 
 def assert_refused(client: PortalClient, site: Path, tool: str, arguments: dict[str, Any]) -> str:
     result = client.call(tool, arguments)
-    message = error_message(result)
+    message = error_text(result)
     assert "Invalid argument" in message, message
     assert str(site.parent) not in message and "Traceback" not in message
     return message
@@ -86,7 +87,7 @@ def test_the_largest_id_is_accepted_and_answered_from_the_index(
     client: PortalClient, argument: str
 ) -> None:
     result = client.call(SEARCH, {"query": "", "source": "index", argument: MAX_ID})
-    assert not result.is_error, error_message(result)
+    assert not result.is_error, error_text(result)
     assert result_ids(result) == [] and structured(result)["meta"]["source"] == "index"
     status = client.call(SEARCH, {"query": "", "source": "index", "status": [MAX_ID]})
     assert not status.is_error and result_ids(status) == []

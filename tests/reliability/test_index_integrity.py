@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.mcp.mcp_site import http_server_process
 from tests.reliability.conftest import (
     assert_exactly_once,
     index_snapshot,
     run_opindex,
-    write_config,
 )
-from tests.reliability.mcp_support import (
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.mcp_clients import (
     bearer,
     http_client,
     in_process_client,
@@ -28,7 +28,7 @@ from tests.reliability.mcp_support import (
     result_text,
     structured,
 )
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.support.processes import http_server_process
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
 
 from opindex import cli

@@ -11,7 +11,8 @@ from typing import Any
 import httpx
 import mcp_types as types
 import pytest
-from tests.mcp.mcp_site import http_server_process, opindex_argv, subprocess_env, write_config
+from tests.support.config_files import write_config
+from tests.support.processes import http_server_process, opindex_argv, subprocess_env
 
 from opindex.mcp.jsonrpc_guard import rejection
 
@@ -47,7 +48,7 @@ INVALID = [
 
 @pytest.fixture
 def config_path(tmp_path: Path) -> Path:
-    return write_config(tmp_path, "http://127.0.0.1:9", {"acme": KEY})
+    return write_config(tmp_path, [("acme", "http://127.0.0.1:9", KEY)])
 
 
 @pytest.mark.parametrize("line", NOT_JSON)

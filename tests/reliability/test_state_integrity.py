@@ -16,10 +16,10 @@ from tests.reliability.conftest import (
     assert_exactly_once,
     index_snapshot,
     run_opindex,
-    write_config,
 )
-from tests.reliability.mcp_support import in_process_client, result_ids, structured
-from tests.reliability.reliability_corpus import BOB, PROJECT_MARKERS, expected_all
+from tests.support.config_files import write_config
+from tests.support.corpora import BOB, PROJECT_MARKERS, expected_all
+from tests.support.mcp_clients import in_process_client, result_ids, structured
 from tests.support.sandbox import MEMBER_KEY, running_sandbox
 
 from opindex import cli

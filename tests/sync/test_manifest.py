@@ -7,8 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.clock import Clock
+from tests.support.config_files import write_config
+from tests.support.corpora import expected_ids, user_of
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle
-from tests.sync.conftest import Clock, expected_ids, indexed_ids, user_of, write_config
+from tests.sync.conftest import indexed_ids
 
 from opindex.config import load_config_file
 from opindex.envelope import SearchRequest

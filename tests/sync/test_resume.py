@@ -15,14 +15,14 @@ import re
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.config_files import write_config
+from tests.support.corpora import expected_ids, user_of
+from tests.support.processes import wait_until
 from tests.support.sandbox import MEMBER_KEY, CorpusBuilder, SandboxHandle, running_sandbox
-from tests.sync.conftest import expected_ids, user_of, write_config
 
 from opindex import cli
 from opindex.config import load_config_file
@@ -58,14 +58,6 @@ def _activity_reads(sandbox: SandboxHandle) -> list[int]:
         if match:
             reads += [int(match.group(1))] * count
     return reads
-
-
-def _wait_for(condition: Callable[[], bool], what: str, timeout: float = 240.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def _committed(data_dir: Path) -> set[int]:
@@ -108,9 +100,10 @@ def test_a_full_sync_killed_three_times_resumes_and_ends_exact(
                 command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
             )
             try:
-                _wait_for(
+                wait_until(
                     lambda target=stop_after: len(_activity_reads(sandbox)) >= target,
                     f"run {attempt + 1} to read {stop_after} work packages (seed {seed})",
+                    timeout=240.0,
                 )
             finally:
                 victim.send_signal(signal.SIGKILL)

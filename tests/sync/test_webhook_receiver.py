@@ -8,8 +8,8 @@ from pathlib import Path
 
 import httpx
 from starlette.applications import Starlette
+from tests.support.config_files import write_config
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle
-from tests.sync.conftest import write_config
 
 from opindex.config import load_config_file
 from opindex.index import TenantIndex
@@ -34,8 +34,8 @@ async def test_a_held_lock_defers_the_refetch_and_waits_are_the_configured_ones(
     path = write_config(
         tmp_path,
         [("acme", sandbox, MEMBER_KEY)],
-        webhook_path='"/hooks/acme"',
-        webhook_secret=f'"{SECRET}"',
+        webhook_path="/hooks/acme",
+        webhook_secret=SECRET,
     )
     config = load_config_file(path)
     tenant, data_dir = config.tenants[0], config.data_dir

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import json
 import socket
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from tests.mcp.mcp_site import http_server_process
+from tests.support.config_files import write_config
+from tests.support.corpora import sample_corpus
+from tests.support.processes import http_server_process, wait_until
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle, running_sandbox
-from tests.sync.conftest import indexed_ids, sample_corpus
+from tests.sync.conftest import indexed_ids
 
 from opindex import cli
 from opindex.index import TenantIndex
@@ -47,14 +48,6 @@ def _free_port() -> int:
         return port
 
 
-def _wait_for(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + WAIT_SECONDS
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def _title(data_dir: Path, wp_id: int) -> str | None:
     with TenantIndex(index_directory(data_dir, "acme")) as index:
         record = index.get("work_package", wp_id)
@@ -74,13 +67,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     with running_sandbox(
         sample_corpus(), wiki_list=True, webhook_url=hook_url, webhook_secret=SECRET
     ) as sandbox:
-        config = directory / "opindex.toml"
-        config.write_text(
-            f'data_dir = "data"\n\n[[tenants]]\nname = "acme"\nbase_url = "{sandbox.base_url}"\n'
-            f'api_key = "{MEMBER_KEY}"\nwebhook_path = "{PATH}"\nwebhook_secret = "{SECRET}"\n',
-            encoding="utf-8",
+        config = write_config(
+            directory,
+            [("acme", sandbox, MEMBER_KEY)],
+            webhook_path=PATH,
+            webhook_secret=SECRET,
         )
-        config.chmod(0o600)
         assert cli.main(["sync", "--config", str(config), "--quiet"]) == cli.EXIT_OK
         with http_server_process(config, "--no-sync", "--port", str(port)):
             yield Site(sandbox, directory / "data", hook_url)
@@ -89,7 +81,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
 def test_a_signed_webhook_makes_the_change_searchable(site: Site) -> None:
     site.sandbox.reset_stats()
     site.sandbox.mutate("upsert", "work_packages", {"id": 5, "subject": "Zircon valve audit"})
-    _wait_for(lambda: _title(site.data_dir, 5) == "Zircon valve audit", "the webhook re-fetch")
+    wait_until(
+        lambda: _title(site.data_dir, 5) == "Zircon valve audit",
+        "the webhook re-fetch",
+        timeout=WAIT_SECONDS,
+    )
     by_path = site.sandbox.stats()["by_path"]
     # Re-read with bob's credential: one id query and its activities, nothing else.
     assert by_path.get("/api/v3/work_packages/5/activities") == 1
@@ -140,7 +136,11 @@ def test_a_webhook_for_an_invisible_project_indexes_nothing(site: Site) -> None:
     site.sandbox.mutate("upsert", "work_packages", secret_wp)
     # A visible change after it: once it is indexed, the earlier delivery was handled too.
     site.sandbox.mutate("upsert", "work_packages", {"id": 9, "subject": "Garnet seal check"})
-    _wait_for(lambda: _title(site.data_dir, 9) == "Garnet seal check", "the webhook re-fetch")
+    wait_until(
+        lambda: _title(site.data_dir, 9) == "Garnet seal check",
+        "the webhook re-fetch",
+        timeout=WAIT_SECONDS,
+    )
     assert 777 not in indexed_ids(site.data_dir, "acme", "work_package")
     with StateStore.for_tenant(site.data_dir, "acme") as state:
         assert state.get_known("work_package", 777) is None
@@ -167,9 +167,10 @@ def test_a_burst_of_deliveries_is_coalesced_into_few_refreshes(site: Site) -> No
     site.sandbox.reset_stats()
     for wp_id in ids:
         site.sandbox.mutate("upsert", "work_packages", {"id": wp_id, "subject": f"Burst {wp_id}"})
-    _wait_for(
+    wait_until(
         lambda: all(_title(site.data_dir, wp_id) == f"Burst {wp_id}" for wp_id in ids),
         "every burst change to be indexed",
+        timeout=WAIT_SECONDS,
     )
     by_path = site.sandbox.stats()["by_path"]
     id_queries = by_path.get("/api/v3/work_packages", 0)

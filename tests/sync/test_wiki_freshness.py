@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.support.clock import Clock
+from tests.support.config_files import make_tenant
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle
-from tests.sync.conftest import Clock, indexed_ids, make_tenant
+from tests.sync.conftest import indexed_ids
 
 from opindex.index import TenantIndex
 from opindex.sync import index_directory, sync_tenant
