@@ -139,8 +139,12 @@ def test_a_commit_the_analysis_missed_is_an_unavailable_index(tmp_path: Path) ->
     index.commit()
     for name, data in kept.items():  # as if the process died right after Tantivy's commit
         (generation / name).write_bytes(data)
+    reader = TenantIndex(tmp_path / "index")
+    assert [r.id for r in reader.ranked(parse_query("budget"), "work_package")[0]] == [1]
     with pytest.raises(IndexUnavailableError, match="interrupted commit"):
-        TenantIndex(tmp_path / "index").ranked(parse_query("budget"), "work_package")
+        reader.check_complete()  # what a sync asks under the tenant lock
+    with pytest.raises(IndexUnavailableError, match="interrupted commit"):
+        reader.upsert([work_package(3, "budget")])  # a writer never builds on it
 
 
 def test_a_commit_that_only_deletes_writes_a_segment_naming_them(tmp_path: Path) -> None:

@@ -134,7 +134,8 @@ def test_garbage_in_a_segment_file_is_found_reported_and_rebuilt_by_the_next_syn
         assert set(result_ids(auto)) == site.marker_ids()
         meta = structured(auto)["meta"]
         assert meta["source"] == "live"
-        assert any("damaged" in note and "next sync" in note for note in meta["notes"]), meta
+        notes = meta.get("notes", [])
+        assert any("damaged" in note and "next sync" in note for note in notes), meta
         report = structured(client.call("openproject_index_status", {}))["tenants"][0]
         (public,) = report["problems"]
         assert "damaged" in public and any(name in public for name in damaged), public
@@ -176,7 +177,7 @@ def test_damage_found_later_by_the_background_check_is_recorded_for_every_reader
         auto = client.call(SEARCH, {"query": MARKER})  # the open reader stops using it
         meta = structured(auto)["meta"]
         assert meta["source"] == "live" and set(result_ids(auto)) == site.marker_ids()
-        assert any("damaged" in note for note in meta["notes"]), meta
+        assert any("damaged" in note for note in meta.get("notes", [])), meta
 
     sync = run_opindex("sync", "--config", str(site.config_path), "--quiet")
     assert sync.returncode == cli.EXIT_OK, sync.stderr
@@ -225,17 +226,23 @@ async def test_a_server_whose_index_is_damaged_under_it_answers_live_without_bac
             assert set(result_ids(first)) == site.marker_ids()  # the generation is open
             for suffix in (".idx", ".term", ".store"):
                 garble_kind(site, suffix)
-            notes: list[str] = []
-            for query in (MARKER, "", "budget", "planning"):
-                result = await client.call_tool(SEARCH, {"query": query})
+            # Fuzzy queries are ranked by the analysis store (intact here) and read only
+            # the returned records from Tantivy; whatever they read, the answer is right.
+            for query, mode in ((MARKER, "fuzzy"), ("", "fuzzy"), ("budget", "exact")):
+                result = await client.call_tool(SEARCH, {"query": query, "matchMode": mode})
                 assert not result.is_error, result_text(result)
                 if query == MARKER:
                     assert set(result_ids(result)) == site.marker_ids()
-                notes += structured(result)["meta"]["notes"]
+            # Damage no search read is found by verification (the daemon's hourly pass, or
+            # `opindex status --verify`), which records it for every process.
+            verified = run_opindex("status", "--config", str(site.config_path), "--verify")
+            assert_no_backtrace(verified.stderr)
             status = await client.call_tool("openproject_index_status", {})
+            after = await client.call_tool(SEARCH, {"query": MARKER})
     problems = structured(status)["tenants"][0]["problems"]
     assert any("damaged" in problem for problem in problems), problems
-    assert any("damaged" in note for note in notes), notes
+    assert set(result_ids(after)) == site.marker_ids()  # answered live, still right
+    assert any("damaged" in note for note in structured(after)["meta"].get("notes", []))
     assert (site.live() / checksums.DAMAGE_FILE).is_file()
     stderr = stderr_path.read_text(encoding="utf-8")
     assert "stack backtrace" not in stderr and "Traceback" not in stderr, stderr

@@ -110,7 +110,7 @@ def test_a_damaged_state_database_is_reported_refused_and_moved_aside_by_rebuild
             "openproject_search_work_packages", {"query": PROJECT_MARKERS[1], "source": "index"}
         )
         assert set(result_ids(result)) == marker_ids
-        assert structured(result)["meta"]["index_state"] == "fresh"
+        assert structured(result)["meta"]["indexState"] == "fresh"
 
 
 def test_reading_an_unparsable_row_is_a_state_corrupt_error(config_path: Path) -> None:

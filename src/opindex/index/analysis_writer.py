@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from opindex.errors import IndexUnavailableError
 from opindex.index.analysis_segment import write_arrays
 from opindex.index.analysis_store import (
     MAX_SEGMENTS,
@@ -37,9 +38,14 @@ IntArray = npt.NDArray[np.int64]
 class AnalysisWriter:
     """Collects upserts and deletes of one generation until ``commit``."""
 
-    def __init__(self, store: AnalysisStore) -> None:
+    def __init__(self, store: AnalysisStore, opstamp: int) -> None:
         self._store = store
         self._manifest = store.manifest()
+        if self._manifest["opstamp"] != opstamp:  # the writer's lock rules out a commit
+            raise IndexUnavailableError(
+                f"index analysis describes commit {self._manifest['opstamp']}, the index is at "
+                f"commit {opstamp} (an interrupted commit); the next sync builds a new index"
+            )
         self._ids: dict[str, int] = {}
         self._next_id = 0
         for entry in self._manifest["vocabulary"]:

@@ -174,15 +174,7 @@ class GenerationIndex:
         check_integrity(path, self._verified)  # before Tantivy reads a byte of it
         self.analysis = AnalysisStore(path)
         with analysis_errors(path):
-            analysed = self.analysis.manifest()["opstamp"]
-            if analysed == self.opstamp():
-                self.analysis.view()  # maps and verifies the analysis files, before Tantivy
-        if analysed != self.opstamp():
-            raise IndexUnavailableError(
-                f"index at {path}: its analysis describes commit {analysed}, the index is at "
-                f"commit {self.opstamp()} (an interrupted commit); the next sync builds a new "
-                "index"
-            )
+            self.analysis.view()  # maps and verifies the analysis files, before Tantivy
         if not (path / VOCABULARY_FILE).is_file():
             raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
         if not tantivy.Index.exists(str(path)):
@@ -239,6 +231,20 @@ class GenerationIndex:
     def vocabulary(self) -> Vocabulary:
         """Every term indexed in this generation so far (a superset of any snapshot's)."""
         return self._vocabulary.current()
+
+    def check_complete(self) -> None:
+        """Raise IndexUnavailableError if the analysis store describes an older commit than
+        Tantivy's. Between the two commits of a writer that is normal (readers then use
+        the previous analysis for a moment); only a caller that holds the tenant's lock,
+        so that no commit can be under way, may call it an interrupted commit."""
+        with analysis_errors(self.path):
+            analysed = self.analysis.manifest()["opstamp"]
+        if analysed != self.opstamp():
+            raise IndexUnavailableError(
+                f"index at {self.path}: its analysis describes commit {analysed}, the index is "
+                f"at commit {self.opstamp()} (an interrupted commit); the next sync builds a "
+                "new index"
+            )
 
     def opstamp(self) -> int:
         """The opstamp of the last commit, read from meta.json."""

@@ -210,7 +210,7 @@ class TenantIndex:
                     writer.wait_merging_threads()  # frees the lock again
                     raise
                 try:
-                    analysis = AnalysisWriter(generation.analysis)
+                    analysis = AnalysisWriter(generation.analysis, generation.opstamp())
                 except IndexUnavailableError:
                     writer.rollback()
                     writer.wait_merging_threads()
@@ -388,6 +388,11 @@ class TenantIndex:
                 return run_by_recency(snap.searcher, everything, clauses, limit, snap.record)
         records, _, total = self.ranked(query, kind, filters, limit, min_score=0.0)
         return CandidateList(records, total=total, truncated=total > limit)
+
+    def check_complete(self) -> None:
+        """Raise IndexUnavailableError if the last commit was interrupted between Tantivy
+        and the analysis store (call only while holding the tenant's lock)."""
+        self._generation().check_complete()
 
     def ranked(
         self,

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Literal
 
+from opindex.envelope import MAX_ID
 from opindex.errors import InvalidArgumentError, NotFoundError, PermissionDeniedError
 from opindex.openproject.client import OpenProjectClient
 
@@ -88,18 +89,28 @@ class Directory:
         return [entry for entry in entries if any(wanted in key for key in _keys(entry))]
 
     def resolve(
-        self, kind: DirectoryKind, argument: str, ref: int | str, *, hint: bool = True
+        self,
+        kind: DirectoryKind,
+        argument: str,
+        ref: int | str,
+        *,
+        hint: bool = True,
+        digits_are_ids: bool = True,
     ) -> int:
         """The id *ref* names among the entries of *kind*; *argument* names the tool
-        argument in errors (*hint*: they point at the look-up tool). Ids (numbers or digit
-        strings) are taken as they are."""
+        argument in errors (*hint*: they point at the look-up tool). Numbers are ids, and
+        so are digit strings when *digits_are_ids* (the command line's text); otherwise a
+        digit string is a name like any other."""
         if isinstance(ref, int) and not isinstance(ref, bool):
             return ref
         text = str(ref).strip()
-        if text.isdigit() and int(text) > 0:
-            return int(text)
-        if text.lstrip("-").isdigit():
-            raise InvalidArgumentError(f"{argument}: ids are positive numbers, not {text}")
+        if digits_are_ids and text.lstrip("-").isdigit():
+            value = int(text)
+            if not 1 <= value <= MAX_ID:
+                raise InvalidArgumentError(
+                    f"{argument}: ids are numbers from 1 to {MAX_ID}, not {text}"
+                )
+            return value
         if kind == "users" and text.casefold() == "me":
             if self.me is None:
                 raise InvalidArgumentError(f"{argument}: the account's own user is unknown")

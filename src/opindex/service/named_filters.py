@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from opindex.envelope import SearchRequest, StatusFilter
+from pydantic import ValidationError
+
+from opindex.envelope import MAX_ID, SearchRequest, StatusFilter
 from opindex.errors import InvalidArgumentError
 from opindex.service.directory import Directory, DirectoryKind
 
@@ -36,7 +38,12 @@ class FilterNames:
             values.extend(self.status)
         elif isinstance(self.status, str) and self.status.casefold() not in STATUS_WORDS:
             values.append(self.status)
-        return any(isinstance(v, str) and not v.strip().isdigit() for v in values)
+        # On the command line a number arrives as text and is an id; a tool caller sends
+        # ids as JSON integers, so its text is always a name.
+        digits_are_ids = bool(self.option_prefix)
+        return any(
+            isinstance(v, str) and not (digits_are_ids and v.strip().isdigit()) for v in values
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +59,8 @@ class ResolvedFilters:
 
 def _as_id(ref: Ref, label: str) -> int:
     value = ref if isinstance(ref, int) else int(ref.strip())
-    if value < 1:
-        raise InvalidArgumentError(f"{label}: ids are positive numbers, not {value}")
+    if not 1 <= value <= MAX_ID:
+        raise InvalidArgumentError(f"{label}: ids are numbers from 1 to {MAX_ID}, not {value}")
     return value
 
 
@@ -65,7 +72,9 @@ def resolve_filters(names: FilterNames, directory: Directory | None) -> Resolved
         label = names.option_prefix + argument
         if directory is None:
             return _as_id(ref, label)
-        return directory.resolve(kind, label, ref, hint=not names.option_prefix)
+        return directory.resolve(
+            kind, label, ref, hint=not names.option_prefix, digits_are_ids=bool(names.option_prefix)
+        )
 
     def optional(kind: DirectoryKind, argument: str, ref: Ref | None) -> int | None:
         return None if ref is None else one(kind, argument, ref)
@@ -103,7 +112,10 @@ def with_filters(request: SearchRequest, resolved: ResolvedFilters) -> SearchReq
         )
         if value is not None
     }
-    return SearchRequest.model_validate({**request.model_dump(), **update})
+    try:
+        return SearchRequest.model_validate({**request.model_dump(), **update})
+    except ValidationError as exc:  # e.g. an id beyond 2^63 - 1 given as text
+        raise InvalidArgumentError(f"invalid filter: {exc.errors()[0]['msg']}") from exc
 
 
 async def named_request(

@@ -177,6 +177,7 @@ def _inspect_live(
         return None, None, None
     try:
         with TenantIndex(directory) as index:
+            index.check_complete()  # the tenant lock held here rules out a commit under way
             return live, None, index.stats().opstamp
     except IndexUnavailableError as exc:
         return live, exc, None
