@@ -113,6 +113,10 @@ class ArrayFile:
         start = -(-(len(MAGIC) + 8 + length) // _ALIGN) * _ALIGN
         return meta, entries, start
 
+    def has(self, name: str) -> bool:
+        """Whether the file holds an array *name*."""
+        return name in self._entries
+
     def array(self, name: str) -> npt.NDArray[Any]:
         """The array *name* (read-only, backed by the mapping)."""
         dtype, count, offset = self._entries[name]

@@ -36,7 +36,7 @@ from opindex.search.document import KINDS, Kind
 from opindex.search.fields import FIELD_SPECS
 from opindex.search.query import Alternative, Query, Term
 from opindex.search.rank import DEFAULT_MIN_SCORE
-from opindex.search.token_index import TokenIndex, lookup_all, term_matches
+from opindex.search.token_index import INDEX_ARRAYS, TokenIndex, lookup_all, term_matches
 from opindex.search.tokenize import token_texts
 from opindex.search.vector_rank import ValueTable, score_table, top_records
 
@@ -135,7 +135,10 @@ class _Files:
             if found is None:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
                 joined = mapped.array("text").tobytes().decode("utf-8")
-                found = self._vocabulary[entry["name"]] = TokenIndex(joined, int(entry["base"]))
+                stored = {name: mapped.array(name) for name in INDEX_ARRAYS if mapped.has(name)}
+                arrays = stored if len(stored) == len(INDEX_ARRAYS) else None
+                found = TokenIndex(joined, int(entry["base"]), arrays)
+                self._vocabulary[entry["name"]] = found
             return found
 
     def segment(self, entry: dict[str, Any]) -> KindSegment:

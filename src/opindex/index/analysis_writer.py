@@ -30,6 +30,7 @@ from opindex.index.analysis_store import (
 )
 from opindex.index.filters import FILTER_COLUMNS
 from opindex.search.document import Kind
+from opindex.search.token_index import index_arrays
 from opindex.search.vector_rank import table_from_arrays
 
 IntArray = npt.NDArray[np.int64]
@@ -97,7 +98,7 @@ class AnalysisWriter:
             text = ("\n" + "\n".join(self._new_tokens) + "\n").encode("utf-8")
             check = write_arrays(
                 root / f"vocabulary-{counter:06d}.bin",
-                {"text": np.frombuffer(text, dtype=np.uint8)},
+                _vocabulary_arrays(text),
                 {"tokens": len(self._new_tokens)},
             )
             base = self._next_id - len(self._new_tokens)
@@ -110,7 +111,7 @@ class AnalysisWriter:
             count = sum(x.size for x in slices)
             check = write_arrays(
                 root / f"vocabulary-{counter:06d}.bin",
-                {"text": np.frombuffer(text, dtype=np.uint8)},
+                _vocabulary_arrays(text),
                 {"tokens": count},
             )
             dropped.extend(e["name"] for e in manifest["vocabulary"])
@@ -139,6 +140,14 @@ class AnalysisWriter:
         self._manifest = manifest
         self._new_tokens = []
         self._pending = {}
+
+
+def _vocabulary_arrays(text: bytes) -> dict[str, Any]:
+    """A vocabulary slice as stored: its text and its trigram index (built once here)."""
+    return {
+        "text": np.frombuffer(text, dtype=np.uint8),
+        **index_arrays(text.decode("utf-8")),
+    }
 
 
 def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict[str, Any]:

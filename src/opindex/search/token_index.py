@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -63,46 +64,68 @@ def _inner_keys(token: str) -> list[int]:
     return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
 
 
+INDEX_ARRAYS: tuple[str, ...] = ("starts", "lengths", "keys", "offsets", "postings")
+"""The names of ``index_arrays``'s arrays."""
+
+
+def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
+    """The arrays of the trigram index of *joined* (see ``TokenIndex``): token ``starts``
+    and ``lengths`` (code points), distinct trigram ``keys`` (ascending), and for each key
+    the tokens holding it, ``postings[offsets[k]:offsets[k + 1]]`` (ascending). Written
+    with the vocabulary slice at commit, so a reader maps them instead of sorting."""
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    newlines = np.flatnonzero(codes == _PAD)
+    starts = newlines[:-1] + 1
+    lengths = newlines[1:] - starts
+    size = len(starts)
+    if size == 0:
+        keys = np.zeros(0, dtype=np.int64)
+        return {"starts": starts, "lengths": lengths, "keys": keys,
+                "offsets": np.zeros(1, dtype=np.int64),
+                "postings": np.zeros(0, dtype=np.int32)}  # fmt: skip
+    # Two newlines between tokens: the windows of three code points then tile the tokens
+    # exactly, L + 2 windows for a token of length L.
+    padded = joined.replace("\n", "\n\n")
+    codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    keys = (codes[:-2] << (2 * _SHIFT)) | (codes[1:-1] << _SHIFT) | codes[2:]
+    owners = np.repeat(np.arange(size, dtype=np.int32), lengths + 2)
+    order = np.argsort(keys, kind="stable")  # stable: owners stay ascending per key
+    keys, owners = keys[order], owners[order]
+    keep = np.ones(len(keys), dtype=bool)
+    keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
+    keys, owners = keys[keep], owners[keep]
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    return {
+        "starts": starts,
+        "lengths": lengths,
+        "keys": keys[first],
+        "offsets": np.r_[first, len(keys)].astype(np.int64),
+        "postings": owners,
+    }
+
+
 class TokenIndex:
     """The tokens of one vocabulary slice, with ids ``base .. base + size - 1``.
 
-    *joined* is ``"\\n" + "\\n".join(tokens) + "\\n"`` (tokens hold no newline). Build cost
-    is one sort of the trigram keys: about a second per million tokens.
+    *joined* is ``"\\n" + "\\n".join(tokens) + "\\n"`` (tokens hold no newline);
+    *arrays* its ``index_arrays`` when they were stored (else they are built: one sort
+    of the trigram keys, about a second per million tokens).
     """
 
-    def __init__(self, joined: str, base: int = 0) -> None:
+    def __init__(
+        self, joined: str, base: int = 0, arrays: Mapping[str, npt.NDArray[Any]] | None = None
+    ) -> None:
         self.joined = joined
         self.base = base
-        codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        newlines = np.flatnonzero(codes == _PAD)
-        self.starts: IntArray = newlines[:-1] + 1
-        self.lengths: IntArray = newlines[1:] - self.starts
+        built = index_arrays(joined) if arrays is None else arrays
+        self.starts: IntArray = built["starts"]
+        self.lengths: IntArray = built["lengths"]
+        self._keys: IntArray = built["keys"]
+        self._offsets: IntArray = built["offsets"]
+        self._postings: npt.NDArray[np.int32] = built["postings"]
         self.size = len(self.starts)
         self._cache: OrderedDict[Alternative, tuple[IntArray, FloatArray]] = OrderedDict()
         self._lock = threading.Lock()
-        self._build(joined)
-
-    def _build(self, joined: str) -> None:
-        if self.size == 0:
-            self._keys: IntArray = np.zeros(0, dtype=np.int64)
-            self._offsets: IntArray = np.zeros(1, dtype=np.int64)
-            self._postings: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
-            return
-        # Two newlines between tokens: the windows of three code points then tile the
-        # tokens exactly, L + 2 windows for a token of length L.
-        padded = joined.replace("\n", "\n\n")
-        codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-        keys = (codes[:-2] << (2 * _SHIFT)) | (codes[1:-1] << _SHIFT) | codes[2:]
-        owners = np.repeat(np.arange(self.size, dtype=np.int32), self.lengths + 2)
-        order = np.argsort(keys, kind="stable")  # stable: owners stay ascending per key
-        keys, owners = keys[order], owners[order]
-        keep = np.ones(len(keys), dtype=bool)
-        keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
-        keys, owners = keys[keep], owners[keep]
-        first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-        self._keys = keys[first]
-        self._offsets = np.r_[first, len(keys)].astype(np.int64)
-        self._postings = owners
 
     def token(self, local: int) -> str:
         """The token with local id *local* (0-based within this slice)."""
