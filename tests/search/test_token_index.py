@@ -7,6 +7,8 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from opindex.search.analysis import AnalyzedText
+from opindex.search.match import token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 
@@ -70,3 +72,15 @@ def test_lookup_finds_whole_tokens_only() -> None:
     assert lookup_all(["straße", "müller"], slices) == [2, 0]
     assert lookup_all(["mul"], slices) is None
     assert _index([]).matches(Alternative("abc"))[0].tolist() == []
+
+
+@settings(max_examples=300)
+@given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=60), data=st.data())
+def test_snippet_offsets_are_the_tokenizers(text: str, data: st.DataObject) -> None:
+    value = AnalyzedText(text)
+    tokens = sorted(value.distinct)
+    if not tokens:
+        return
+    targets = set(data.draw(st.lists(st.sampled_from(tokens), min_size=1, max_size=3)))
+    expected = tuple(span.start for span in value.spans() if span.text in targets)
+    assert token_starts(value, targets) == expected

@@ -14,7 +14,8 @@ from rapidfuzz.distance import Levenshtein
 from opindex.search.analysis import AnalyzedText, fold_latin
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenize import RUN_PATTERN as _RUN_RE
+from opindex.search.tokenize import token_texts, tokenize
 
 BASE_SCALE = 0.85
 """Non-verbatim field scores are scaled by this, leaving headroom for the phrase bonus."""
@@ -286,7 +287,22 @@ def token_starts(value: AnalyzedText, targets: AbstractSet[str]) -> tuple[int, .
         # ASCII tokens are the runs themselves, lowercased: find them directly.
         pattern = _token_pattern(tuple(sorted(targets)))
         return tuple(match.start() for match in pattern.finditer(text))
-    return tuple(span.start for span in value.spans() if span.text in targets)
+    return _mixed_token_starts(text, targets)
+
+
+def _mixed_token_starts(text: str, targets: AbstractSet[str]) -> tuple[int, ...]:
+    """``token_starts`` for text with other non-ASCII characters: runs are found as the
+    tokenizer finds them; an ASCII run is its own token (lowercased), and only the other
+    runs go through the tokenizer (a run is tokenized the same alone as in its text)."""
+    found: list[int] = []
+    for match in _RUN_RE.finditer(text):
+        run = match.group()
+        if run.isascii():
+            if run.lower() in targets:
+                found.append(match.start())
+        else:
+            found.extend(match.start() + t.start for t in tokenize(run) if t.text in targets)
+    return tuple(found)
 
 
 def score_field(query: str | Query, field_text: str | AnalyzedText) -> FieldScore:

@@ -29,6 +29,8 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from rapidfuzz import process
+from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, Term, alternative_score
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
@@ -157,6 +159,7 @@ class TokenIndex:
             parts.append(self._holding_all(_head_keys(token)))
         if len(token) >= SHARED_PREFIX_MIN:
             parts.append(self._holding_all(_inner_keys(token)))
+        ruled = np.unique(np.concatenate(parts))
         budget = edit_budget(token)
         if budget:
             keys = _padded_keys(token)
@@ -167,8 +170,16 @@ class TokenIndex:
                 counts = np.bincount(gathered, minlength=self.size)
                 owners = np.arange(self.size)
             close = np.abs(self.lengths[owners] - len(token)) <= budget
-            parts.append(owners[(counts >= len(keys) - 3 * budget) & close])
-        return np.unique(np.concatenate(parts)).astype(np.int32)
+            near = np.setdiff1d(owners[(counts >= len(keys) - 3 * budget) & close], ruled, True)
+            if len(near):
+                # Only the edit rule can accept these (the others are in ``ruled``): keep
+                # those within the budget, the distance computed in C for all at once.
+                texts = [self.token(local) for local in near.tolist()]
+                distances = process.cdist(
+                    [token], texts, scorer=Levenshtein.distance, score_cutoff=budget
+                )[0]
+                ruled = np.union1d(ruled, near[distances <= budget])
+        return ruled.astype(np.int32)
 
     def matches(self, alternative: Alternative) -> tuple[IntArray, FloatArray]:
         """Global ids (ascending) and scores of every token scoring above 0."""

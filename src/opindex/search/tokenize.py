@@ -19,6 +19,8 @@ from typing import NamedTuple
 # so the check is done in Python, and only for runs that contain a gap at all.
 _RUN_RE = re.compile(r"[^\W_]+(?:[^\x00-\x7f\w\s]+[^\W_]*)*")
 _GAP_RE = re.compile(r"[^\x00-\x7f\w\s]+")
+RUN_PATTERN = _RUN_RE
+"""Candidate runs (see above): every token lies inside one, and each is tokenized alone."""
 
 
 # Letters that NFKD leaves whole (they are letters of their own, not letter + mark) but
