@@ -11,7 +11,7 @@ from opindex.errors import InvalidArgumentError
 from opindex.index import TenantIndex
 from opindex.records import Record
 from opindex.search.document import FieldValue, SearchDocument
-from opindex.search.query import parse_query
+from opindex.search.query import Alternative, parse_query
 
 
 def ids(records: list[Record]) -> list[int]:
@@ -93,10 +93,10 @@ def test_delete_really_deletes(index: TenantIndex) -> None:
     assert index.get("work_package", 3) is None
     assert index.get("wiki_page", 3) is not None  # same id, other kind: untouched
     assert ids(index.candidates(parse_query("budget"), "work_package")) == [1, 4, 5]
-    assert index.doc_freq("work_package", "budget") == 3
+    assert index.term_frequency("work_package", Alternative("budget")) == 3
 
 
-def test_counts_stats_and_doc_freq(index: TenantIndex) -> None:
+def test_counts_stats_and_term_frequencies(index: TenantIndex) -> None:
     index.upsert([work_package(1, "budget plan"), work_package(2, "budget"), wiki_page(1, "plan")])
     index.upsert([meeting(1, "budget review")])
     index.commit()
@@ -105,9 +105,11 @@ def test_counts_stats_and_doc_freq(index: TenantIndex) -> None:
     assert stats.documents == 4
     assert stats.bytes_on_disk > 0
     assert stats.generation == index.generation
-    assert index.doc_freq("work_package", "budget") == 2
-    assert index.doc_freq("wiki_page", "budget") == 0
-    assert index.doc_freq("meeting", "budget") == 1
+    assert index.term_frequency("work_package", Alternative("budget")) == 2
+    assert index.term_frequency("wiki_page", Alternative("budget")) == 0
+    assert index.term_frequency("meeting", Alternative("budget")) == 1
+    assert index.term_frequency("work_package", Alternative("budgte")) == 2  # a typo counts
+    assert index.term_frequency("wiki_page", Alternative("pla", prefix=True)) == 1
 
 
 def test_a_bad_record_rejects_the_whole_batch_and_loses_nothing(index: TenantIndex) -> None:

@@ -9,7 +9,7 @@ from typing import Protocol
 from opindex.index.candidates import CandidateList
 from opindex.index.filters import IndexFilters
 from opindex.records import Record
-from opindex.search.query import Query
+from opindex.search.query import Alternative, Query
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,8 @@ class IndexBackend(Protocol):
     def ranked(
         self, query: Query, kind: str, filters: IndexFilters, limit: int, *, min_score: float
     ) -> tuple[list[Record], list[float], int]: ...
+
+    def term_frequency(self, kind: str, alternative: Alternative) -> int: ...
 
     def get(self, kind: str, record_id: int) -> Record | None: ...
 

@@ -338,19 +338,6 @@ class TenantIndex:
         with analysis_errors(generation.path):
             return generation.analysis.view().frequency(check_kind(kind), alternative)
 
-    def doc_freq(self, kind: str, token: str) -> int:
-        """Number of live records of *kind* with the normalized *token* in any field."""
-        snap = self._snapshot()
-        schema = snap.generation.schema
-        with tantivy_errors(snap.generation.path, "count"):
-            query = tantivy.Query.boolean_query(
-                [
-                    (tantivy.Occur.Must, tantivy.Query.term_query(schema, s.ALL, token)),
-                    (tantivy.Occur.Must, kind_query(schema, kind)),
-                ]
-            )
-            return hit_count(snap.searcher.search(query, 1, count=True))
-
     def vocabulary(self) -> Vocabulary:
         """Every term of the index (all kinds, all fields)."""
         return self._snapshot().vocabulary()
