@@ -149,7 +149,9 @@ class TokenIndex:
         for other in lists[1:]:
             if not len(found):
                 break
-            found = np.intersect1d(found, other, assume_unique=True)
+            # both ascending: look the few up in the many (no sort of the many)
+            at = np.minimum(np.searchsorted(other, found), len(other) - 1)
+            found = found[other[at] == found] if len(other) else found[:0]
         return found
 
     def _candidates(self, token: str, prefix: bool) -> npt.NDArray[np.int32]:
@@ -164,13 +166,14 @@ class TokenIndex:
         if budget:
             keys = _padded_keys(token)
             gathered = np.concatenate([self._posting(k) for k in keys])
+            least = len(keys) - 3 * budget  # trigrams a token within the budget shares
             if len(gathered) * 8 < self.size:
                 owners, counts = np.unique(gathered, return_counts=True)
+                owners = owners[counts >= least]
             else:
-                counts = np.bincount(gathered, minlength=self.size)
-                owners = np.arange(self.size)
-            close = np.abs(self.lengths[owners] - len(token)) <= budget
-            near = np.setdiff1d(owners[(counts >= len(keys) - 3 * budget) & close], ruled, True)
+                owners = np.flatnonzero(np.bincount(gathered, minlength=self.size) >= least)
+            lengths = self.lengths[owners].astype(np.int64)
+            near = np.setdiff1d(owners[np.abs(lengths - len(token)) <= budget], ruled, True)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep
                 # those within the budget, the distance computed in C for all at once.
