@@ -21,7 +21,7 @@ import os
 import threading
 from array import array
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,16 +38,14 @@ from opindex.search.query import Alternative, Query, Term
 from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.token_index import INDEX_ARRAYS, TokenIndex, lookup_all, term_matches
 from opindex.search.tokenize import token_texts
-from opindex.search.vector_rank import ValueTable, score_table, top_records
+from opindex.search.vector_rank import ValueTable, gather, score_table, top_records
 
 DIRECTORY: Final = "analysis"
 MANIFEST: Final = "manifest.json"
 FORMAT: Final = 1
 MAX_SEGMENTS: Final = 8
-_TABLE_ARRAYS: Final = (
-    "value_doc", "value_field", "value_start", "tokens",
-    "posting_tokens", "posting_start", "posting_values",
-)  # fmt: skip
+TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable))
+"""The arrays of a segment's ValueTable, stored under their field names."""
 
 Rows = list[tuple[int, list[str]]]
 """A record's analysed values: (field position, tokens) field by field."""
@@ -95,7 +93,7 @@ def _check(entry: dict[str, Any]) -> FileCheck:
     return FileCheck(str(entry["name"]), int(entry["size"]), str(entry["sha256"]))
 
 
-def _entry(check: FileCheck, **extra: int) -> dict[str, Any]:
+def manifest_entry(check: FileCheck, **extra: int) -> dict[str, Any]:
     return {"name": check.name, "size": check.size, "sha256": check.sha256, **extra}
 
 
@@ -103,11 +101,11 @@ def create(generation: Path) -> None:
     """An empty analysis directory for a new generation."""
     root = generation / DIRECTORY
     root.mkdir(exist_ok=True)
-    _write_manifest(root, {"format": FORMAT, "opstamp": 0, "next": 1, "vocabulary": [],
+    write_manifest(root, {"format": FORMAT, "opstamp": 0, "next": 1, "vocabulary": [],
                            "kinds": {kind: [] for kind in KINDS}})  # fmt: skip
 
 
-def _write_manifest(root: Path, manifest: dict[str, Any]) -> None:
+def write_manifest(root: Path, manifest: dict[str, Any]) -> None:
     temporary = root / (MANIFEST + ".tmp")
     try:
         with open(temporary, "w", encoding="utf-8") as handle:
@@ -146,7 +144,7 @@ class _Files:
             found = self._segments.get(entry["name"])
             if found is None:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
-                table = ValueTable(*(mapped.array(name) for name in _TABLE_ARRAYS))
+                table = ValueTable(*(mapped.array(name) for name in TABLE_ARRAYS))
                 columns = {name: mapped.array(name) for name in FILTER_COLUMNS}
                 found = KindSegment(mapped.array("ids"), mapped.array("deleted"), columns, table)
                 self._segments[entry["name"]] = found
@@ -206,24 +204,13 @@ def _holding(view: AnalysisView, kind: Kind, alternative: Alternative) -> int:
     (term,) = term_matches([Term((alternative,))], view.vocabulary)
     count = 0
     for segment, alive in view.kinds[kind]:
-        table = segment.table
-        at = np.searchsorted(table.posting_tokens, term.ids)
-        inside = at < len(table.posting_tokens)
-        found = at[inside][table.posting_tokens[at[inside]] == term.ids[inside]]
-        if not len(found):
-            continue
-        values = np.concatenate(
-            [
-                table.posting_values[table.posting_start[i] : table.posting_start[i + 1]]
-                for i in found
-            ]
-        )
-        docs = np.unique(table.value_doc[values])
+        values, _ = gather(segment.table, term)
+        docs = np.unique(segment.table.value_doc[values])
         count += int(np.count_nonzero(alive[docs]))
     return count
 
 
-def _alive(segments: Sequence[KindSegment]) -> list[npt.NDArray[np.bool_]]:
+def alive_masks(segments: Sequence[KindSegment]) -> list[npt.NDArray[np.bool_]]:
     """Per segment, which of its records no newer segment replaces or deletes."""
     masks: list[npt.NDArray[np.bool_]] = []
     shadow = np.zeros(0, dtype=np.int64)
@@ -264,7 +251,7 @@ class AnalysisStore:
                 kinds: dict[str, tuple[tuple[KindSegment, npt.NDArray[np.bool_]], ...]] = {}
                 for kind in KINDS:
                     segments = [self._files.segment(e) for e in manifest["kinds"].get(kind, [])]
-                    kinds[kind] = tuple(zip(segments, _alive(segments), strict=True))
+                    kinds[kind] = tuple(zip(segments, alive_masks(segments), strict=True))
             except (KeyError, TypeError, ValueError) as exc:
                 raise IndexUnavailableError(f"index analysis is malformed: {exc}") from exc
             names = {e["name"] for e in manifest["vocabulary"]}

@@ -20,18 +20,19 @@ from opindex.errors import IndexUnavailableError
 from opindex.index.analysis_segment import write_arrays
 from opindex.index.analysis_store import (
     MAX_SEGMENTS,
+    TABLE_ARRAYS,
     AnalysisStore,
     KindSegment,
     PendingRecord,
     Rows,
-    _alive,
-    _entry,
-    _write_manifest,
+    alive_masks,
+    manifest_entry,
+    write_manifest,
 )
 from opindex.index.filters import FILTER_COLUMNS
 from opindex.search.document import Kind
 from opindex.search.token_index import index_arrays
-from opindex.search.vector_rank import table_from_arrays
+from opindex.search.vector_rank import ValueTable, expand_ranges, table_from_arrays
 
 IntArray = npt.NDArray[np.int64]
 
@@ -102,7 +103,9 @@ class AnalysisWriter:
                 {"tokens": len(self._new_tokens)},
             )
             base = self._next_id - len(self._new_tokens)
-            manifest["vocabulary"].append(_entry(check, base=base, count=len(self._new_tokens)))
+            manifest["vocabulary"].append(
+                manifest_entry(check, base=base, count=len(self._new_tokens))
+            )
             counter += 1
         if len(manifest["vocabulary"]) > MAX_SEGMENTS:
             files = self._store.files()
@@ -115,14 +118,14 @@ class AnalysisWriter:
                 {"tokens": count},
             )
             dropped.extend(e["name"] for e in manifest["vocabulary"])
-            manifest["vocabulary"] = [_entry(check, base=0, count=count)]
+            manifest["vocabulary"] = [manifest_entry(check, base=0, count=count)]
             counter += 1
         for kind, pending in self._pending.items():
             records = [record for record in pending.values() if record is not None]
             deleted = np.array(sorted(i for i, r in pending.items() if r is None), np.int64)
             arrays = _segment_arrays(records, deleted)
             check = write_arrays(root / f"{kind}-{counter:06d}.bin", arrays, {"kind": kind})
-            manifest["kinds"][kind].append(_entry(check))
+            manifest["kinds"][kind].append(manifest_entry(check))
             counter += 1
             if len(manifest["kinds"][kind]) > MAX_SEGMENTS:
                 files = self._store.files()
@@ -131,10 +134,10 @@ class AnalysisWriter:
                     root / f"{kind}-{counter:06d}.bin", _merged(segments), {"kind": kind}
                 )
                 dropped.extend(e["name"] for e in manifest["kinds"][kind])
-                manifest["kinds"][kind] = [_entry(merged)]
+                manifest["kinds"][kind] = [manifest_entry(merged)]
                 counter += 1
         manifest["next"], manifest["opstamp"], manifest["garbage"] = counter, opstamp, dropped
-        _write_manifest(root, manifest)
+        write_manifest(root, manifest)
         for name in garbage:
             (root / name).unlink(missing_ok=True)
         self._manifest = manifest
@@ -176,7 +179,10 @@ def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict
 
 
 def _narrow(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """*array* (never negative) in the smallest of uint16 / uint32 that holds it."""
+    """*array* (never negative) in the smallest of uint8 (kept) / uint16 / uint32 that
+    holds it."""
+    if array.dtype == np.uint8:
+        return array
     top = int(array.max()) if len(array) else 0
     for dtype in (np.uint16, np.uint32):
         if top <= np.iinfo(dtype).max:
@@ -184,18 +190,10 @@ def _narrow(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return array
 
 
-def _table_arrays(table: Any) -> dict[str, Any]:
+def _table_arrays(table: ValueTable) -> dict[str, Any]:
     """The table's arrays as stored: positions and ids in the narrowest unsigned type
     that holds them (about half the bytes of int32/int64 on a small tenant)."""
-    return {
-        "value_doc": _narrow(table.value_doc),
-        "value_field": table.value_field,
-        "value_start": _narrow(table.value_start),
-        "tokens": _narrow(table.tokens),
-        "posting_tokens": _narrow(table.posting_tokens),
-        "posting_start": _narrow(table.posting_start),
-        "posting_values": _narrow(table.posting_values),
-    }
+    return {name: _narrow(getattr(table, name)) for name in TABLE_ARRAYS}
 
 
 def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
@@ -207,7 +205,7 @@ def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
     lengths: list[IntArray] = []
     tokens: list[npt.NDArray[np.int32]] = []
     offset = 0
-    for segment, alive in zip(segments, _alive(segments), strict=True):
+    for segment, alive in zip(segments, alive_masks(segments), strict=True):
         table = segment.table
         ids.append(segment.ids[alive])
         for name in FILTER_COLUMNS:
@@ -220,9 +218,7 @@ def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
         ends = table.value_start[1:][keep].astype(np.int64)
         sizes = ends - starts
         lengths.append(sizes)
-        total = int(sizes.sum())
-        positions = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(total)
-        tokens.append(table.tokens[positions])
+        tokens.append(table.tokens[expand_ranges(starts, sizes)])
         offset += int(alive.sum())
     size = np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
     value_start = np.zeros(len(size) + 1, dtype=np.int64)

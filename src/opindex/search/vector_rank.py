@@ -84,7 +84,13 @@ def round_scores(values: FloatArray) -> FloatArray:
     return rounded
 
 
-def _gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
+def expand_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
+    """Every position of the ranges ``[start, start + length)``, in order, in one step."""
+    total = int(lengths.sum())
+    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+
+
+def gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
     """The values holding any of the term's tokens, each with that token's score."""
     at = np.searchsorted(table.posting_tokens, term.ids)
     inside = at < len(table.posting_tokens)
@@ -93,12 +99,7 @@ def _gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]
     at, scores = at[found], term.scores[found]
     starts = table.posting_start[at].astype(np.int64)  # stored narrow and unsigned
     lengths = table.posting_start[at + 1].astype(np.int64) - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
-    # positions of every posting entry of the found tokens, in one vectorized step
-    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    positions = offsets + np.arange(total)
+    positions = expand_ranges(starts, lengths)
     return table.posting_values[positions].astype(np.int64), np.repeat(scores, lengths)
 
 
@@ -115,7 +116,7 @@ def _term_bests(table: ValueTable, terms: Sequence[TermMatches]) -> tuple[IntArr
     keys_parts: list[IntArray] = []
     score_parts: list[FloatArray] = []
     for position, term in enumerate(terms):
-        values, scores = _gather(table, term)
+        values, scores = gather(table, term)
         keys_parts.append(values * count + position)
         score_parts.append(scores)
     keys = np.concatenate(keys_parts)
