@@ -10,15 +10,13 @@ the one of the build that made the cached tenant.
 
 from __future__ import annotations
 
-import json
-import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from evallib.bulk_tenant import bulk_build
-from evallib.tenant_data import READY, TenantData, code_hash, ensure_tenant, file_hash
+from evallib.tenant_data import TenantData, cached_tenant, ensure_tenant
 from opindex.config import Secret, TenantConfig
 from opindex.sandbox.corpus_gen import ADMIN_KEY
 
@@ -53,32 +51,19 @@ def directory_bytes(root: Path) -> int:
 
 
 def _bulk_tenant(corpus: Path, cache_root: Path, tenant: str) -> TenantData:
-    key = f"{corpus.stem}-{file_hash(corpus)[:12]}-{code_hash()[:12]}-bulk"
-    target = cache_root / key
-    ready = target / READY
-    if ready.is_file():
-        info = json.loads(ready.read_text(encoding="utf-8"))
-        if info.get("tenant") == tenant:
-            return TenantData(target, tenant, info["sync"])
-    building = cache_root / f"{key}.building"
-    shutil.rmtree(building, ignore_errors=True)
-    shutil.rmtree(target, ignore_errors=True)
-    building.mkdir(parents=True)
     config = TenantConfig(name=tenant, base_url="http://sandbox.invalid", api_key=Secret(ADMIN_KEY))
-    started = time.perf_counter()
-    report = bulk_build(corpus, building, config)
-    figures = {
-        "seconds": time.perf_counter() - started,
-        "requests": 0,
-        "documents": report.documents,
-        "generation": report.generation,
-    }
-    (building / READY).write_text(json.dumps({"tenant": tenant, "sync": figures}), "utf-8")
-    building.rename(target)
-    for stale in cache_root.glob(f"{corpus.stem}-*-bulk"):
-        if stale != target and stale.is_dir():
-            shutil.rmtree(stale, ignore_errors=True)
-    return TenantData(target, tenant, figures)
+
+    def build(directory: Path) -> dict[str, Any]:
+        started = time.perf_counter()
+        report = bulk_build(corpus, directory, config)
+        return {
+            "seconds": time.perf_counter() - started,
+            "requests": 0,
+            "documents": report.documents,
+            "generation": report.generation,
+        }
+
+    return cached_tenant(corpus, cache_root, tenant, build, variant="bulk")
 
 
 def build_tenant(

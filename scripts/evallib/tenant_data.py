@@ -16,6 +16,7 @@ import hashlib
 import json
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,9 +88,19 @@ async def sync_in_process(corpus: Path, data_dir: Path, tenant: str) -> dict[str
     }
 
 
-def ensure_tenant(corpus: Path, cache_root: Path, tenant: str = "bench") -> TenantData:
-    """A data directory holding *tenant* synced from *corpus* (cached, see module doc)."""
-    key = f"{corpus.stem}-{file_hash(corpus)[:12]}-{code_hash()[:12]}"
+def cached_tenant(
+    corpus: Path,
+    cache_root: Path,
+    tenant: str,
+    build: Callable[[Path], dict[str, Any]],
+    *,
+    variant: str = "",
+) -> TenantData:
+    """The cached data directory of *tenant* built from *corpus* by *variant*, or built now
+    by ``build(directory)`` (which returns its figures); keyed by the corpus and the code,
+    and older builds of the same corpus and variant are removed."""
+    suffix = f"-{variant}" if variant else ""
+    key = f"{corpus.stem}-{file_hash(corpus)[:12]}-{code_hash()[:12]}{suffix}"
     target = cache_root / key
     ready = target / READY
     if ready.is_file():
@@ -100,13 +111,21 @@ def ensure_tenant(corpus: Path, cache_root: Path, tenant: str = "bench") -> Tena
     shutil.rmtree(building, ignore_errors=True)
     shutil.rmtree(target, ignore_errors=True)
     building.mkdir(parents=True)
-    figures = asyncio.run(sync_in_process(corpus, building, tenant))
+    figures = build(building)
     (building / READY).write_text(json.dumps({"tenant": tenant, "sync": figures}), "utf-8")
     building.rename(target)
-    for stale in cache_root.glob(f"{corpus.stem}-*"):
+    hashes = "-" + "?" * 12 + "-" + "?" * 12  # only this corpus's builds of this variant
+    for stale in cache_root.glob(f"{corpus.stem}{hashes}{suffix}"):
         if stale != target and stale.is_dir():
             shutil.rmtree(stale, ignore_errors=True)
     return TenantData(target, tenant, figures)
+
+
+def ensure_tenant(corpus: Path, cache_root: Path, tenant: str = "bench") -> TenantData:
+    """A data directory holding *tenant* synced from *corpus* (cached, see module doc)."""
+    return cached_tenant(
+        corpus, cache_root, tenant, lambda d: asyncio.run(sync_in_process(corpus, d, tenant))
+    )
 
 
 def copy_tenant(source: TenantData, data_dir: Path, name: str) -> None:
