@@ -37,7 +37,7 @@ from opindex.search.analysis import analyze_document
 from opindex.search.document import FieldValue, SearchDocument
 from opindex.search.fields import rank_documents
 from opindex.search.query import Query, parse_query
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 
 def _when(value: str | None) -> datetime | None:

@@ -28,7 +28,7 @@ from evallib.tenant_data import ensure_tenant
 from opindex.envelope import SearchRequest
 from opindex.index import TenantIndex
 from opindex.search.query import parse_query
-from opindex.service.routing import Freshness
+from opindex.service import Freshness
 from opindex.service.search_flow import envelope, index_answer
 
 FRESH = Freshness("fresh", indexed_at=datetime(2026, 1, 1, tzinfo=UTC), age_seconds=0.0)

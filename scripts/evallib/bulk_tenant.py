@@ -35,7 +35,7 @@ from opindex.openproject import (
     closed_status_ids,
     resolve_status_closed,
 )
-from opindex.openproject.models import Activity
+from opindex.openproject.api_models import Activity
 from opindex.record_builders import meeting_record, wiki_page_record, work_package_record
 from opindex.records import Record
 from opindex.sandbox.corpus import Corpus
@@ -55,7 +55,7 @@ from opindex.sandbox.hal_core import status_resource
 from opindex.sandbox.options import MeetingsApi
 from opindex.sandbox.store import SandboxStore
 from opindex.state import IndexPointer, RecordVersion, StateStore
-from opindex.state.models import utc_now
+from opindex.state.state_values import utc_now
 from opindex.sync.changes import content_hash
 from opindex.sync.locations import index_directory
 

@@ -12,7 +12,7 @@ from opindex.search.document import SearchDocument
 from opindex.search.fields import rank_documents
 from opindex.search.query import alternative_score, parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 
 def expected_score(document: SearchDocument, query: str) -> tuple[float, list[dict[str, Any]]]:

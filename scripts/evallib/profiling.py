@@ -12,7 +12,7 @@ from evallib.tenant_data import TenantData
 from opindex.envelope import SearchRequest
 from opindex.index import TenantIndex
 from opindex.search.query import parse_query
-from opindex.service.relaxation import merge_thesauri
+from opindex.service.relaxed_search import merge_thesauri
 from opindex.service.search_flow import index_answer
 from opindex.sync import index_directory
 

@@ -10,7 +10,7 @@ from evallib.corpus_view import CorpusItem
 from opindex.search.document import Kind
 from opindex.search.query import STOP_WORDS
 from opindex.search.score import score_prefix_token, score_token
-from opindex.search.tokenize import token_texts, tokenize
+from opindex.search.tokenizer import token_texts, tokenize
 
 MAX_AMBIGUITY = 3
 """Most records of the kind that may contain every query word (the expected one included).

@@ -27,7 +27,7 @@ from evallib.query_words import (
 from evallib.typos import MIN_TYPO_LENGTH, inject_typo
 from opindex.search.document import Kind
 from opindex.search.score import score_token
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 Category = Literal[
     "title",

@@ -36,7 +36,7 @@ from urllib.parse import urlsplit
 from opindex.config_table import ConfigTable, has_control_characters
 from opindex.errors import ConfigError
 from opindex.secret import Secret as Secret  # re-exported: callers import it from here
-from opindex.state.paths import is_valid_tenant_name, tenant_directory
+from opindex.state import is_valid_tenant_name, tenant_directory
 from opindex.webhook_config import WEBHOOK_KEYS, WebhookConfig, check_unique_paths, parse_webhook
 
 logger = logging.getLogger(__name__)

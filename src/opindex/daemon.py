@@ -32,12 +32,13 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from opindex.config import Config, TenantConfig
 from opindex.errors import IndexDamagedError, OpindexError, SyncInProgressError
-from opindex.sync import SyncReport, sync_tenant
-from opindex.sync.status import tenant_status
-from opindex.sync.verification import (
+from opindex.service import (
     VERIFY_BYTES_PER_SECOND,
     VERIFY_INTERVAL_SECONDS,
     Pacer,
+    SyncReport,
+    sync_tenant,
+    tenant_status,
     verify_live_generation,
 )
 

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from opindex.records import AttributeValue
-from opindex.search.document import Kind
+from opindex.search import Kind
 
 Source = Literal["auto", "index", "live"]
 AnsweredBy = Literal["index", "live"]
@@ -105,7 +105,7 @@ class SearchResult(BaseModel):
 
 
 class SearchMeta(BaseModel):
-    """Where an answer came from and how much to trust it (ARCHITECTURE invariant 5)."""
+    """Where an answer came from and how much to trust it (ARCHITECTURE invariant 4)."""
 
     tenant: str
     kind: Kind

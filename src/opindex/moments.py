@@ -1,10 +1,19 @@
-"""ISO dates and datetimes given by callers (``updatedAfter``, ``--updated-after``) parsed."""
+"""Time: the clock every component takes (injectable in tests), and caller-given moments parsed."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 
 from opindex.errors import InvalidArgumentError
+
+Clock = Callable[[], datetime]
+"""What components read the time from; tests inject a controllable one."""
+
+
+def utc_now() -> datetime:
+    """The real clock: the current time, timezone-aware in UTC."""
+    return datetime.now(UTC)
 
 
 def parse_moment(text: str | None, argument: str) -> datetime | None:

@@ -10,11 +10,9 @@ import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from opindex.openproject.hal import Ref
-from opindex.openproject.meeting_models import AgendaItem, Meeting
-from opindex.openproject.models import Activity, WikiPage, WorkPackage
+from opindex.openproject import Activity, AgendaItem, Meeting, Ref, WikiPage, WorkPackage
 from opindex.records import AttributeValue, Record
-from opindex.search.document import FieldValue, SearchDocument
+from opindex.search import FieldValue, SearchDocument
 
 Values = tuple[FieldValue, ...]
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from opindex.search.document import SearchDocument
+from opindex.search import SearchDocument
 
 AttributeValue = str | int | float | bool | None
 

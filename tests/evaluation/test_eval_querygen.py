@@ -14,7 +14,7 @@ from evallib.oracle import ExhaustiveRanker, corpus_document
 from evallib.query_words import MAX_AMBIGUITY, CorpusStats, value_words
 from evallib.querygen import CATEGORIES, KnownItemQuery, QueryGenerator
 from opindex.search.score import score_token
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ from evallib.zipf_corpus import generate, generate_zipf_corpus, write_generated
 from evallib.zipf_vocabulary import CLASS_SIZES, COMMON_WORDS, ZipfVocabulary, word_of_rank
 from opindex.sandbox.corpus_check import load_corpus_file, parse_corpus
 from opindex.sandbox.corpus_gen import ADMIN_KEY, CorpusSize, corpus_bytes, write_corpus
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "gen_corpus.py"
 

@@ -12,7 +12,7 @@ from index_fixtures import work_package
 from opindex.index import TenantIndex
 from opindex.index import schema as s
 from opindex.index.record_codec import index_tokens
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 TRICKY_TEXTS = [
     "Müller and MULLER and Mu\u0308ller",  # composed, upper, decomposed

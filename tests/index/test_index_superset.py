@@ -24,7 +24,7 @@ from opindex.records import Record
 from opindex.search.analysis import analyze_document
 from opindex.search.fields import rank_documents
 from opindex.search.query import Query, alternative_score, parse_query
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 WORDS = [
     "budget", "approval", "approve", "aproval", "decision", "decide", "hiring", "hire",

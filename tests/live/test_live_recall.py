@@ -11,7 +11,7 @@ from tests.support.search_corpus import containment_ids, shared_fixture_corpus
 
 from opindex.live import LiveHit
 from opindex.search.query import parse_query
-from opindex.service.results import ResultBuilder, ScoredHit
+from opindex.service.result_builder import ResultBuilder, ScoredHit
 
 
 @pytest.fixture(scope="module")

@@ -29,6 +29,7 @@ from opindex.openproject import (
     OpenProjectClient,
     RetryPolicy,
     closed_status_ids,
+    detect_capabilities,
     resolve_status_closed,
     updated_since,
 )
@@ -263,6 +264,6 @@ async def test_capabilities_per_sandbox_mode(
 ) -> None:
     with running_sandbox(corpus(), **options) as handle:
         async with connect(handle) as client:
-            caps = await client.detect_capabilities(wiki_page_ids=[8, 7])
+            caps = await detect_capabilities(client, wiki_page_ids=[8, 7])
     assert caps.meetings is True
     assert caps.model_dump(exclude={"meetings", "detected_at"}) == expected

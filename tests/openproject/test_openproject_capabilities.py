@@ -9,7 +9,7 @@ import pytest
 from fake_openproject import FakeOpenProject, collection, error_body, make_client
 
 from opindex.errors import ServerError
-from opindex.openproject import ServerCapabilities
+from opindex.openproject import ServerCapabilities, detect_capabilities
 
 MEETING_16 = {"_type": "Meeting", "id": 12, "title": "Weekly", "_links": {}}
 MEETING_17 = {
@@ -51,7 +51,7 @@ def server(
 
 async def detect(fake: FakeOpenProject, **options: Any) -> ServerCapabilities:
     async with make_client(fake) as client:
-        return await client.detect_capabilities(**options)
+        return await detect_capabilities(client, **options)
 
 
 async def test_openproject_16_has_meetings_without_agenda() -> None:
@@ -132,7 +132,7 @@ async def test_server_errors_during_detection_are_not_mistaken_for_absence() -> 
     fake = server(None).route("/api/v3/meetings", httpx.Response(500, json=error_body("Boom")))
     async with make_client(fake) as client:
         with pytest.raises(ServerError):
-            await client.detect_capabilities()
+            await detect_capabilities(client)
 
 
 def test_capabilities_round_trip_as_json() -> None:

@@ -1,5 +1,5 @@
 """Cross-field matching: words split across fields (or values) find the record that holds
-them all, scored with the weights of the fields they are in (DECISIONS: cross-field rule)."""
+them all, scored with the weights of the fields they are in (DECISIONS D89)."""
 
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ from opindex.search import match as match_module
 from opindex.search.analysis import AnalyzedText, fold_latin
 from opindex.search.match import BASE_SCALE, QueryMatcher, score_field, token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
-from opindex.search.tokenize import token_texts, tokenize
+from opindex.search.tokenizer import token_texts, tokenize
 
 
 @pytest.mark.parametrize(

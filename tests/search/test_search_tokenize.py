@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from opindex.search.analysis import AnalyzedText
-from opindex.search.tokenize import normalize_text, normalize_token, token_texts, tokenize
+from opindex.search.tokenizer import normalize_text, normalize_token, token_texts, tokenize
 
 
 @pytest.mark.parametrize(

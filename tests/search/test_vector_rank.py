@@ -12,7 +12,7 @@ from opindex.search.fields import FIELD_SPECS, field_names, rank_documents_count
 from opindex.search.query import parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 from opindex.search.vector_rank import build_table, round_scores, score_table, top_records
 
 WORDS = [

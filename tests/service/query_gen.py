@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from opindex.records import Record
 from opindex.search.document import Kind
 from opindex.search.query import STOP_WORDS
-from opindex.search.tokenize import tokenize
+from opindex.search.tokenizer import tokenize
 
 CATEGORIES = ("title", "typo", "partial", "multi_word", "deep_only", "natural_language")
 _PRIMARY = {"work_package": "subject", "wiki_page": "title", "meeting": "title"}

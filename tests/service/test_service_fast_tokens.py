@@ -11,7 +11,7 @@ from service_records import work_package
 from opindex.search.analysis import analyze_document, fast_token_texts
 from opindex.search.fields import rank_documents, rank_documents_counted
 from opindex.search.query import MatchMode, parse_query
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 SAMPLES = (
     "",

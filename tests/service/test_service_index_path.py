@@ -11,8 +11,8 @@ from opindex.errors import InvalidArgumentError
 from opindex.index import NO_FILTERS, TenantIndex
 from opindex.search.fields import rank_documents
 from opindex.search.query import Alternative, parse_query
-from opindex.service.filters import check_filters, index_filters
-from opindex.service.relaxation import merge_thesauri
+from opindex.service.relaxed_search import merge_thesauri
+from opindex.service.request_filters import check_filters, index_filters
 from opindex.service.search_flow import index_answer
 
 

@@ -7,7 +7,7 @@ from service_records import meeting, wiki_page, work_package
 from opindex.records import Record
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
-from opindex.service.results import ResultBuilder, ScoredHit, record_url
+from opindex.service.result_builder import ResultBuilder, ScoredHit, record_url
 
 
 def _results(

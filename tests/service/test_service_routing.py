@@ -13,12 +13,8 @@ from opindex.errors import (
     ServerError,
     UpstreamUnavailableError,
 )
-from opindex.service.routing import (
-    Freshness,
-    assess_freshness,
-    choose_route,
-    is_upstream_unavailable,
-)
+from opindex.service.routing import choose_route, is_upstream_unavailable
+from opindex.sync import Freshness, assess_freshness
 
 NOW = datetime(2026, 4, 1, 12, 0, tzinfo=UTC)
 HOUR = timedelta(hours=1)

@@ -232,7 +232,7 @@ def document(kind: Kind, doc_id: int) -> SearchDocument:
 def fuzzy_doc_freq(kind: Kind) -> Callable[[Alternative], int]:
     """Documents of *kind* holding a token each alternative matches by the scorer's rules."""
     from opindex.search.query import alternative_score
-    from opindex.search.tokenize import token_texts
+    from opindex.search.tokenizer import token_texts
 
     holdings = [
         {t for vals in doc.fields.values() for v in vals for t in token_texts(v.text)}
@@ -249,7 +249,7 @@ def fuzzy_doc_freq(kind: Kind) -> Callable[[Alternative], int]:
 
 def doc_freq(kind: Kind) -> dict[str, int]:
     """Documents of *kind* containing each exact token (a fixture frequency table)."""
-    from opindex.search.tokenize import token_texts
+    from opindex.search.tokenizer import token_texts
 
     counts: dict[str, int] = {}
     for doc in CORPUS[kind]:

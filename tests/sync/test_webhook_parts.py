@@ -10,8 +10,8 @@ import pytest
 from opindex.config import load_config_file
 from opindex.errors import ConfigError, InvalidArgumentError
 from opindex.sandbox.options import SandboxOptions
+from opindex.webhook_signature import sign, signature_matches
 from opindex.webhooks.events import Targets, targets_of
-from opindex.webhooks.signature import sign, signature_matches
 
 BODY = b'{"action":"work_package:updated","work_package":{"id":5}}'
 

@@ -16,8 +16,8 @@ from opindex.index import TenantIndex
 from opindex.state import tenant_lock
 from opindex.sync import index_directory, sync_tenant
 from opindex.sync.targeted import RefreshReport
+from opindex.webhook_signature import sign
 from opindex.webhooks.receiver import WebhookReceiver
-from opindex.webhooks.signature import sign
 
 SECRET = "in-process-secret"
 

@@ -27,7 +27,7 @@ from opindex import cli
 from opindex.index import TenantIndex
 from opindex.state import StateStore
 from opindex.sync import index_directory
-from opindex.webhooks.signature import sign
+from opindex.webhook_signature import sign
 
 SECRET = "webhook-secret-for-tests"
 PATH = "/hooks/acme"

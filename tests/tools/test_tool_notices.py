@@ -13,7 +13,7 @@ from opindex.envelope import SearchMeta, SearchRequest
 from opindex.mcp.rendering import relaxation_notice
 from opindex.search.query import parse_query
 from opindex.search.relax import RelaxationOutcome
-from opindex.service.routing import Freshness
+from opindex.service import Freshness
 from opindex.service.search_flow import PathAnswer, envelope
 
 SEARCH = "openproject_search_work_packages"

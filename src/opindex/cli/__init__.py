@@ -11,30 +11,34 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from opindex import __version__
-from opindex.errors import (
-    AuthenticationError,
-    ConfigError,
-    CorpusError,
-    IndexUnavailableError,
-    InvalidArgumentError,
-    OpenProjectError,
-    OpindexError,
-    PermissionDeniedError,
-    StateError,
-    SyncInProgressError,
+from opindex.cli.exit_codes import (
+    EXIT_AUTH,
+    EXIT_BROKEN_PIPE,
+    EXIT_FAILURE,
+    EXIT_INTERRUPTED,
+    EXIT_LOCAL_STORAGE,
+    EXIT_OK,
+    EXIT_SYNC_RUNNING,
+    EXIT_UPSTREAM,
+    EXIT_USAGE,
+    exit_code_for,
 )
+from opindex.errors import OpindexError
 
-# Exit codes (documented in the README).
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
-EXIT_SYNC_RUNNING = 3
-EXIT_AUTH = 4
-EXIT_UPSTREAM = 5
-EXIT_LOCAL_STORAGE = 6
-EXIT_INTERRUPTED = 130
-EXIT_BROKEN_PIPE = 141
-"""The reader of the output went away (128 + SIGPIPE, as the shell reports a killed writer)."""
+__all__ = [
+    "EXIT_AUTH",
+    "EXIT_BROKEN_PIPE",
+    "EXIT_FAILURE",
+    "EXIT_INTERRUPTED",
+    "EXIT_LOCAL_STORAGE",
+    "EXIT_OK",
+    "EXIT_SYNC_RUNNING",
+    "EXIT_UPSTREAM",
+    "EXIT_USAGE",
+    "build_parser",
+    "exit_code_for",
+    "main",
+]
 
 # Sub-command name -> module under opindex.cli that defines ``add_parser`` and ``run``.
 COMMANDS: dict[str, str] = {
@@ -71,21 +75,6 @@ class CommandModule(Protocol):
 
     def run(self, args: argparse.Namespace) -> int:
         """Run the command; return an exit code. May raise ``OpindexError``."""
-
-
-def exit_code_for(error: OpindexError) -> int:
-    """Map a library error to the documented exit code."""
-    if isinstance(error, SyncInProgressError):
-        return EXIT_SYNC_RUNNING
-    if isinstance(error, AuthenticationError | PermissionDeniedError):
-        return EXIT_AUTH
-    if isinstance(error, OpenProjectError):
-        return EXIT_UPSTREAM
-    if isinstance(error, IndexUnavailableError | StateError):
-        return EXIT_LOCAL_STORAGE
-    if isinstance(error, ConfigError | InvalidArgumentError | CorpusError):
-        return EXIT_USAGE
-    return EXIT_FAILURE
 
 
 def _load(name: str) -> CommandModule:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from opindex.cli import EXIT_FAILURE, EXIT_OK
+from opindex.cli.exit_codes import EXIT_FAILURE, EXIT_OK
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -8,16 +8,13 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
-from opindex.cli import EXIT_OK, EXIT_USAGE, exit_code_for
 from opindex.cli.config_option import add_config_argument
+from opindex.cli.exit_codes import EXIT_OK, EXIT_USAGE, exit_code_for
 from opindex.cli.sync_command import selected_tenants
 from opindex.config import Config, TenantConfig, load_config
 from opindex.errors import ConfigError, OpindexError
-from opindex.openproject import ApiKeyCredential, OpenProjectClient
-from opindex.openproject.retry import RetryPolicy
-from opindex.sync import tenant_status
+from opindex.service import reach_tenant, tenant_status
 
-ONE_TRY = RetryPolicy(max_attempts=1)
 """A diagnosis reports the first failure at once instead of retrying it."""
 
 
@@ -63,12 +60,10 @@ def run(args: argparse.Namespace) -> int:
 
 async def _check_tenant(config: Config, tenant: TenantConfig) -> list[Check]:
     subject = f"tenant {tenant.name}"
-    credential = ApiKeyCredential(tenant.api_key.reveal(), tenant.auth)
-    async with OpenProjectClient(tenant.base_url, credential, retry=ONE_TRY) as client:
-        try:
-            user = await client.me()
-        except OpindexError as error:
-            return [Check(subject, str(error), error)]
+    try:
+        user = await reach_tenant(tenant)
+    except OpindexError as error:
+        return [Check(subject, str(error), error)]
     login = f" ({user.login})" if user.login else ""
     checks = [Check(subject, f"{tenant.base_url} reached as {user.name or user.id}{login}")]
     try:

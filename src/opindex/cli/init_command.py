@@ -8,7 +8,7 @@ import sys
 import tomllib
 from pathlib import Path
 
-from opindex.cli import EXIT_OK
+from opindex.cli.exit_codes import EXIT_OK
 from opindex.config import parse_config
 from opindex.errors import ConfigError, InvalidArgumentError
 

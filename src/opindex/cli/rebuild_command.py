@@ -11,7 +11,7 @@ from opindex.cli.sync_command import (
     run_interruptibly,
 )
 from opindex.config import load_config
-from opindex.sync import rebuild_tenant
+from opindex.service import rebuild_tenant
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

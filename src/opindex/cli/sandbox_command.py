@@ -7,8 +7,7 @@ import asyncio
 import sys
 from pathlib import Path
 
-from opindex.sandbox.options import MEETINGS_API_LEVELS, MeetingsApi, SandboxOptions
-from opindex.sandbox.server import serve
+from opindex.sandbox import MEETINGS_API_LEVELS, MeetingsApi, SandboxOptions, serve
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

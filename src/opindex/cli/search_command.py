@@ -8,8 +8,8 @@ import json
 import sys
 from typing import TextIO
 
-from opindex.cli import EXIT_OK
 from opindex.cli.config_option import add_config_argument
+from opindex.cli.exit_codes import EXIT_OK
 from opindex.config import Config, load_config
 from opindex.envelope import (
     MAX_LIMIT,
@@ -19,13 +19,9 @@ from opindex.envelope import (
     SearchResult,
 )
 from opindex.errors import InvalidArgumentError
-from opindex.mcp.rendering import relaxation_notice
+from opindex.mcp import relaxation_notice
 from opindex.moments import parse_moment
-from opindex.search.document import Kind
-from opindex.search.query import Query, alternative_score, parse_query
-from opindex.search.tokenize import tokenize
-from opindex.service import Service
-from opindex.service.named_filters import FilterNames
+from opindex.service import FilterNames, Kind, Query, Service, match_spans, parse_query
 
 KIND_ARGUMENTS: dict[str, Kind] = {
     "work_packages": "work_package",
@@ -169,18 +165,7 @@ def highlight(text: str, query: Query, *, color: bool) -> str:
     """*text* with the words that match *query* in bold (only when *color*)."""
     if not color or not text:
         return text
-    spans: list[tuple[int, int]] = []
-    if query.containment:
-        needle = query.text.lower() if query.match_mode == "exact" else query.text.strip().lower()
-        start = text.lower().find(needle) if needle else -1
-        while start != -1:
-            spans.append((start, start + len(needle)))
-            start = text.lower().find(needle, start + len(needle))
-    else:
-        alternatives = [alt for term in query.terms for alt in term.alternatives]
-        for token in tokenize(text):
-            if any(alternative_score(alt, token.text) > 0 for alt in alternatives):
-                spans.append((token.start, token.end))
+    spans = match_spans(text, query)
     pieces, position = [], 0
     for start, end in spans:
         pieces.append(text[position:start] + BOLD + text[start:end] + RESET)

@@ -6,8 +6,8 @@ import argparse
 import asyncio
 import logging
 
-from opindex.cli import EXIT_OK
 from opindex.cli.config_option import add_config_argument
+from opindex.cli.exit_codes import EXIT_OK
 from opindex.cli.output import emit
 from opindex.config import load_config
 from opindex.errors import ConfigError
@@ -56,8 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 
 def run(args: argparse.Namespace) -> int:
     """Serve until the client disconnects (stdio) or SIGINT/SIGTERM (HTTP)."""
-    from opindex.mcp.server import ServerOptions, build_server
-    from opindex.mcp.serving import serve_http, serve_stdio
+    from opindex.mcp import ServerOptions, build_server, serve_http, serve_stdio
     from opindex.process_memory import limit_malloc_arenas, tune_garbage_collector
 
     config = load_config(args.config)
@@ -83,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     port = config.server.port if args.port is None else args.port
     webhooks = None
     if any(tenant.webhook is not None for tenant in config.tenants):
-        from opindex.webhooks.receiver import WebhookReceiver
+        from opindex.webhooks import WebhookReceiver
 
         webhooks = WebhookReceiver(config)
     asyncio.run(serve_http(server, host, port, on_ready=_announce, webhooks=webhooks))

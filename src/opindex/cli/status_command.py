@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from opindex.cli.config_option import add_config_argument
 from opindex.cli.sync_command import selected_tenants
 from opindex.config import load_config
-from opindex.state.models import utc_now
-from opindex.sync import TenantStatus, tenant_status
+from opindex.service import TenantStatus, tenant_status
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,7 +41,7 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
 def run(args: argparse.Namespace) -> int:
     """Print the status of the selected tenants; always exit 0 once configured."""
     config = load_config(args.config)
-    now = utc_now()
+    now = datetime.now(UTC)
     statuses = [
         tenant_status(tenant, config.data_dir, clock=lambda: now, verify=args.verify)
         for tenant in selected_tenants(config, args.tenant)

@@ -9,12 +9,12 @@ import sys
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from opindex.cli import EXIT_OK, exit_code_for
 from opindex.cli.config_option import add_config_argument
+from opindex.cli.exit_codes import EXIT_OK, exit_code_for
 from opindex.cli.output import emit
 from opindex.config import Config, TenantConfig, load_config
 from opindex.errors import OpindexError
-from opindex.sync import NullProgress, SyncProgress, TerminalProgress, sync_tenant
+from opindex.service import NullProgress, SyncProgress, TerminalProgress, sync_tenant
 
 T = TypeVar("T")
 

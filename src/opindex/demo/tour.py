@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from opindex.envelope import SearchRequest, SearchResponse
-from opindex.mcp.rendering import (
+from opindex.mcp import (
     describe_source,
     meta_lines,
     plural,
@@ -20,8 +20,7 @@ from opindex.mcp.rendering import (
     result_heading,
     result_lines,
 )
-from opindex.search.document import Kind
-from opindex.service import Service
+from opindex.service import Kind, Service
 
 SHOWN_RESULTS = 3
 

@@ -2,8 +2,10 @@
 
 from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
 from opindex.index.candidates import CandidateList
-from opindex.index.filters import NO_FILTERS, IndexFilters
-from opindex.index.generations import IndexDirectory
+from opindex.index.checksums import Pace, mark_damaged, recorded_damage, verify_generation
+from opindex.index.generations import IndexDirectory, generation_number
+from opindex.index.index_filters import NO_FILTERS, IndexFilters, StatusSelection
+from opindex.index.record_codec import updated_timestamp
 from opindex.index.schema import SCHEMA_VERSION
 from opindex.index.tenant_index import DEFAULT_CANDIDATE_LIMIT, TenantIndex
 from opindex.index.vocabulary import Vocabulary
@@ -18,6 +20,13 @@ __all__ = [
     "IndexDirectory",
     "IndexFilters",
     "IndexStats",
+    "Pace",
+    "StatusSelection",
     "TenantIndex",
     "Vocabulary",
+    "generation_number",
+    "mark_damaged",
+    "recorded_damage",
+    "updated_timestamp",
+    "verify_generation",
 ]

@@ -31,14 +31,25 @@ import numpy.typing as npt
 from opindex.errors import IndexUnavailableError
 from opindex.index.analysis_segment import ArrayFile, FileCheck
 from opindex.index.checksums import damaged_error
-from opindex.index.filters import FILTER_COLUMNS, IndexFilters, filter_mask
-from opindex.search.document import KINDS, Kind
-from opindex.search.fields import FIELD_SPECS
-from opindex.search.query import Alternative, Query, Term
-from opindex.search.rank import DEFAULT_MIN_SCORE
-from opindex.search.token_index import INDEX_ARRAYS, TokenIndex, lookup_all, term_matches
-from opindex.search.tokenize import token_texts
-from opindex.search.vector_rank import ValueTable, gather, score_table, top_records
+from opindex.index.index_filters import FILTER_COLUMNS, IndexFilters, filter_mask
+from opindex.search import (
+    DEFAULT_MIN_SCORE,
+    FIELD_SPECS,
+    INDEX_ARRAYS,
+    KINDS,
+    Alternative,
+    Kind,
+    Query,
+    Term,
+    TokenIndex,
+    ValueTable,
+    gather,
+    lookup_all,
+    score_table,
+    term_matches,
+    token_texts,
+    top_records,
+)
 
 DIRECTORY: Final = "analysis"
 MANIFEST: Final = "manifest.json"

@@ -29,10 +29,8 @@ from opindex.index.analysis_store import (
     manifest_entry,
     write_manifest,
 )
-from opindex.index.filters import FILTER_COLUMNS
-from opindex.search.document import Kind
-from opindex.search.token_index import index_arrays
-from opindex.search.vector_rank import ValueTable, expand_ranges, table_from_arrays
+from opindex.index.index_filters import FILTER_COLUMNS
+from opindex.search import Kind, ValueTable, expand_ranges, index_arrays, table_from_arrays
 
 IntArray = npt.NDArray[np.int64]
 

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from opindex.index.candidates import CandidateList
-from opindex.index.filters import IndexFilters
+from opindex.index.index_filters import IndexFilters
 from opindex.records import Record
-from opindex.search.query import Alternative, Query
+from opindex.search import Alternative, Query
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,7 @@
 """Checksums of every file of an index generation, recorded at commit, and damage marks.
 
+ARCHITECTURE invariant 8: no generation is read before its files match these checksums.
+
 After each commit (once the writer's merges have finished and the directory is quiet)
 the writer records the size and SHA-256 of every regular file of the generation in
 ``checksums.json``, atomically. Any file present then is covered, whatever wrote it:
@@ -182,7 +184,7 @@ def _stat_stamp(path: Path) -> Stamp | None:
     return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
-def verify(
+def verify_generation(
     path: Path, *, seen: dict[str, Stamp] | None = None, pace: Pace | None = None
 ) -> Verification:
     """Check the generation at *path* against its recorded checksums.
@@ -243,7 +245,7 @@ def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -
     return Verification(files, read_bytes, recorded=True)
 
 
-def damage(path: Path) -> IndexDamagedError | None:
+def recorded_damage(path: Path) -> IndexDamagedError | None:
     """The damage recorded for the generation at *path*, None if none was."""
     try:
         text = (path / DAMAGE_FILE).read_text(encoding="utf-8")

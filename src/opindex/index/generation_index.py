@@ -57,7 +57,7 @@ def tantivy_errors(path: Path, action: str) -> Iterator[None]:
 def _diagnose(path: Path, exc: BaseException, *, panicked: bool) -> None:
     """Raise IndexDamagedError (and record it) if the failure *exc* comes from damage."""
     try:
-        checksums.verify(path)
+        checksums.verify_generation(path)
     except IndexDamagedError as damage:
         checksums.mark_damaged(path, damage)
         raise damage from exc
@@ -84,12 +84,12 @@ def analysis_errors(path: Path) -> Iterator[None]:
 
 def check_integrity(path: Path, seen: dict[str, checksums.Stamp] | None = None) -> None:
     """Raise IndexDamagedError if the generation at *path* was marked damaged or fails
-    its checksums (recording the damage); *seen*: see ``checksums.verify``."""
-    recorded = checksums.damage(path)
+    its checksums (recording the damage); *seen*: see ``checksums.verify_generation``."""
+    recorded = checksums.recorded_damage(path)
     if recorded is not None:
         raise recorded
     try:
-        checksums.verify(path, seen=seen)
+        checksums.verify_generation(path, seen=seen)
     except IndexDamagedError as damage:
         checksums.mark_damaged(path, damage)
         raise
@@ -212,7 +212,7 @@ class GenerationIndex:
             raise IndexUnavailableError(f"index at {self.path}: {META_FILE} is missing")
         with self._lock:
             if stamp == self._stamp and not force:
-                recorded = checksums.damage(self.path)  # found by another process?
+                recorded = checksums.recorded_damage(self.path)  # found by another process?
                 if recorded is not None:
                     raise recorded
                 return

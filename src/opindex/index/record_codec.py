@@ -12,8 +12,7 @@ import tantivy
 from opindex.errors import IndexUnavailableError, InvalidArgumentError
 from opindex.index import schema as s
 from opindex.records import AttributeValue, Record
-from opindex.search.analysis import fast_token_texts
-from opindex.search.document import KINDS, FieldValue, Kind, SearchDocument
+from opindex.search import KINDS, FieldValue, Kind, SearchDocument, fast_token_texts
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

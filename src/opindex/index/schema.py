@@ -10,9 +10,7 @@ from typing import Final
 import tantivy
 
 from opindex.errors import IndexNeedsRebuildError, IndexUnavailableError
-from opindex.search.document import KINDS, Kind
-from opindex.search.fields import FIELD_SPECS, field_names
-from opindex.search.tokenize import token_texts
+from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the

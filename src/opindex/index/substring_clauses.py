@@ -16,8 +16,7 @@ import tantivy
 from opindex.index import schema as s
 from opindex.index.vocabulary import Anchor, Vocabulary
 from opindex.records import Record
-from opindex.search.query import Query
-from opindex.search.tokenize import tokenize
+from opindex.search import Query, tokenize
 
 # Vocabulary terms listed in one term-set clause at most; beyond that, the clause matches
 # every document and the re-rank decides.

@@ -21,13 +21,6 @@ from opindex.index import schema as s
 from opindex.index.analysis_writer import AnalysisWriter
 from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
 from opindex.index.candidates import CandidateList, run_by_id, run_scan
-from opindex.index.filters import (
-    NO_FILTERS,
-    IndexFilters,
-    check_kind,
-    filter_clauses,
-    kind_query,
-)
 from opindex.index.generation_index import (
     RECORD_CACHE_SIZE,
     GenerationIndex,
@@ -37,14 +30,19 @@ from opindex.index.generation_index import (
     tantivy_errors,
 )
 from opindex.index.generations import IndexDirectory
+from opindex.index.index_filters import (
+    NO_FILTERS,
+    IndexFilters,
+    check_kind,
+    filter_clauses,
+    kind_query,
+)
 from opindex.index.recency import run_by_recency
 from opindex.index.substring_clauses import containment_needle, containment_query
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
-from opindex.search.document import KINDS
-from opindex.search.query import Alternative, Query
-from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.search import DEFAULT_MIN_SCORE, KINDS, Alternative, Query
 
 # One indexing thread with a modest heap: a sync is bounded by the API, not by Tantivy,
 # and a server process holds no writer at all between syncs.

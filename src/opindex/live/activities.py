@@ -5,10 +5,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from opindex.errors import InvalidArgumentError
-from opindex.openproject.client import OpenProjectClient
-from opindex.openproject.models import Activity
-from opindex.search.query import parse_query, validate_match_mode
-from opindex.search.rank import DEFAULT_MIN_SCORE, FieldSpec, Ranked, rank_records
+from opindex.openproject import Activity, OpenProjectClient
+from opindex.search import (
+    DEFAULT_MIN_SCORE,
+    FieldSpec,
+    Ranked,
+    parse_query,
+    rank_records,
+    validate_match_mode,
+)
 
 COMMENT_FIELD: tuple[FieldSpec[Activity], ...] = (
     FieldSpec("comment", 1.0, lambda activity: activity.comment),

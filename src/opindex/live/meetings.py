@@ -8,10 +8,14 @@ from opindex.envelope import SearchRequest
 from opindex.errors import InvalidQueryError
 from opindex.live.outcome import CandidateSet
 from opindex.live.pipeline import close_walk, shallow_record
-from opindex.openproject.capabilities import ServerCapabilities
-from opindex.openproject.client import OpenProjectClient
-from opindex.openproject.meeting_models import Meeting
-from opindex.openproject.query import Filter, SortBy, equals
+from opindex.openproject import (
+    Filter,
+    Meeting,
+    OpenProjectClient,
+    ServerCapabilities,
+    SortBy,
+    equals,
+)
 from opindex.record_builders import meeting_record
 from opindex.records import Record
 

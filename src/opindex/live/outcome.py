@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 
 from opindex.live.pipeline import Enrich, Recency
 from opindex.records import Record
-from opindex.search.document import SearchDocument
-from opindex.search.rank import FieldMatch, Ranked
+from opindex.search import FieldMatch, Ranked, SearchDocument
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,17 @@ from opindex.errors import (
     RateLimitedError,
 )
 from opindex.records import Record
-from opindex.search.analysis import AnalyzedDocument, analyze_document
-from opindex.search.document import Kind, SearchDocument
-from opindex.search.fields import SHALLOW_FIELDS, rank_documents
-from opindex.search.query import Query
-from opindex.search.rank import DEFAULT_MIN_SCORE, Ranked
+from opindex.search import (
+    DEFAULT_MIN_SCORE,
+    SHALLOW_FIELDS,
+    AnalyzedDocument,
+    Kind,
+    Query,
+    Ranked,
+    SearchDocument,
+    analyze_document,
+    rank_documents,
+)
 
 DEFAULT_ENRICH_LIMIT = 25
 """Records whose deep content one run may read (spec §2.5)."""

@@ -27,10 +27,12 @@ from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError, NotFoundError, OpenProjectError
 from opindex.live.outcome import CandidateSet
 from opindex.live.pipeline import FATAL_ERRORS, gather_bounded
-from opindex.openproject.capabilities import ServerCapabilities
-from opindex.openproject.client import OpenProjectClient
-from opindex.openproject.credentials import ApiKeyCredential
-from opindex.openproject.http_session import normalize_base_url
+from opindex.openproject import (
+    ApiKeyCredential,
+    OpenProjectClient,
+    ServerCapabilities,
+    normalize_base_url,
+)
 from opindex.record_builders import wiki_page_record
 from opindex.records import Record
 

@@ -9,17 +9,20 @@ from opindex.envelope import SearchRequest
 from opindex.errors import OpenProjectError
 from opindex.live.outcome import CandidateSet
 from opindex.live.pipeline import FATAL_ERRORS, close_walk, shallow_record
-from opindex.openproject.client import OpenProjectClient
-from opindex.openproject.models import (
+from opindex.openproject import (
     Activity,
+    Filter,
+    OpenProjectClient,
+    SortBy,
     WorkPackage,
     closed_status_ids,
+    equals,
+    iso_utc,
     resolve_status_closed,
 )
-from opindex.openproject.query import Filter, SortBy, equals, iso_utc
 from opindex.record_builders import work_package_record
 from opindex.records import Record
-from opindex.search.query import Query
+from opindex.search import Query
 
 CANDIDATE_CAP = 250
 """Most work packages taken from each of the two candidate queries."""

@@ -1,5 +1,7 @@
 """Who is calling: the tenant a request is served as, from the transport and its headers.
 
+ARCHITECTURE invariant 7: a credential that matches no tenant never reads an index.
+
 Over stdio the process serves exactly one tenant, chosen when it starts. Over HTTP every
 request carries an OpenProject API key (``Authorization: Bearer <key>``, OpenProject's own
 ``Authorization: Basic base64(apikey:<key>)`` or

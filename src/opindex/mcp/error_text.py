@@ -1,4 +1,7 @@
-"""Library errors → the text a model reads in an error result: what failed, what to change."""
+"""Library errors → the text a model reads in an error result: what failed, what to change.
+
+One of the two edges that turn errors into words (ARCHITECTURE invariant 9).
+"""
 
 from __future__ import annotations
 

@@ -26,7 +26,7 @@ from opindex.mcp.wire import (
     repeated_fields,
     shown_attributes,
 )
-from opindex.search.tokenize import token_texts
+from opindex.service import token_texts
 
 KIND_LABELS: Mapping[str, tuple[str, str]] = {
     "work_package": ("work package", "work packages"),

@@ -8,8 +8,6 @@ from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult
 
 from opindex.envelope import DEFAULT_LIMIT, MatchModeName, SearchRequest, SortOrder, Source
-from opindex.mcp import handlers
-from opindex.mcp.app_state import AppState
 from opindex.mcp.arguments import (
     AssigneeRef,
     AuthorRef,
@@ -27,12 +25,10 @@ from opindex.mcp.arguments import (
     UpdatedBefore,
 )
 from opindex.mcp.callers import Caller
-from opindex.mcp.results import search_result
-from opindex.mcp.tool_calls import guard, serve
+from opindex.mcp.tool_calls import AppState, guard, search_result, serve
 from opindex.mcp.wire import Detail, SearchOut
 from opindex.moments import parse_moment
-from opindex.search.document import Kind
-from opindex.service.named_filters import FilterNames
+from opindex.service import FilterNames, Kind
 
 SearchResult = Annotated[CallToolResult, SearchOut]
 
@@ -41,7 +37,7 @@ async def _search(
     ctx: Context, request: SearchRequest, names: FilterNames, detail: Detail
 ) -> CallToolResult:
     async def work(state: AppState, caller: Caller) -> CallToolResult:
-        response = await handlers.search(state, caller, request, names)
+        response = await state.search(caller, request, names)
         return search_result(response, detail)
 
     return await serve(ctx, work)

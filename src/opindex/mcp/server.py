@@ -15,9 +15,9 @@ from mcp.server.mcpserver import MCPServer
 from opindex import __version__
 from opindex.config import Config
 from opindex.daemon import SyncDaemon, SyncListener
-from opindex.mcp.app_state import AppState, Transport
-from opindex.mcp.argument_check import ArgumentCheck
+from opindex.mcp.arguments import ArgumentCheck
 from opindex.mcp.callers import stdio_tenant
+from opindex.mcp.tool_calls import AppState, Transport
 from opindex.mcp.tools import build_tools
 from opindex.service import Service
 

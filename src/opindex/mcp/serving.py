@@ -1,5 +1,7 @@
 """Running the MCP server: stdio (protocol alone on stdout) or streamable HTTP (uvicorn).
 
+ARCHITECTURE invariant 10: over stdio nothing but protocol messages reaches stdout.
+
 Over HTTP the server binds loopback unless told otherwise; on a loopback address the SDK
 also turns on DNS-rebinding protection (Host and Origin headers must be local).
 SIGINT/SIGTERM stop the server cleanly: the lifespan ends, the sync daemon cancels any
@@ -22,9 +24,9 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
 from opindex.errors import ConfigError
-from opindex.mcp.app_state import AppState
 from opindex.mcp.jsonrpc_guard import CheckedStdin, JsonRpcGuard
-from opindex.webhooks.receiver import WebhookReceiver
+from opindex.mcp.tool_calls import AppState
+from opindex.webhooks import WebhookReceiver
 
 logger = logging.getLogger(__name__)
 

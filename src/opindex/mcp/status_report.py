@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from opindex.disclosure import public_run_error
-from opindex.sync import TenantStatus
+from opindex.service import TenantStatus
 
 
 class TenantIndexStatus(BaseModel):

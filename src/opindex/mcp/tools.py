@@ -1,8 +1,8 @@
-"""The MCP tools: typed signatures (the published schemas) over the plain handlers.
+"""The MCP tools: typed signatures (the published schemas) as thin adapters over the service.
 
-Each tool resolves the caller, builds the request, lets a handler in
-:mod:`opindex.mcp.handlers` do the work, and returns structured content plus a text
-rendering. Library errors become error results whose text tells the model what to change.
+Each tool resolves the caller, builds the request, lets the service do the work, and
+returns structured content plus a text rendering. Library errors become error results
+whose text tells the model what to change.
 Every tool is read-only.
 """
 
@@ -19,8 +19,6 @@ from opindex.envelope import (
     DEFAULT_LIMIT,
     ActivityListResponse,
 )
-from opindex.mcp import handlers
-from opindex.mcp.app_state import AppState
 from opindex.mcp.arguments import (
     AssigneeRef,
     AuthorRef,
@@ -39,6 +37,8 @@ from opindex.mcp.arguments import (
     UpdatedAfter,
     UpdatedBefore,
     WorkPackageId,
+    outline_schema,
+    trim_schema,
 )
 from opindex.mcp.rendering import (
     render_activities,
@@ -47,19 +47,19 @@ from opindex.mcp.rendering import (
     render_status,
     render_work_package_list,
 )
-from opindex.mcp.results import (
-    model_result,
-    text_result,
-    wire_result,
-)
-from opindex.mcp.schema_trim import outline_schema, trim_schema
 from opindex.mcp.search_tools import (
     openproject_search_meetings,
     openproject_search_wiki_pages,
     openproject_search_work_packages,
 )
 from opindex.mcp.status_report import IndexStatusReport
-from opindex.mcp.tool_calls import serve_tenant
+from opindex.mcp.tool_calls import (
+    AppState,
+    model_result,
+    serve_tenant,
+    text_result,
+    wire_result,
+)
 from opindex.mcp.wire import (
     LookupOut,
     RecordOutWire,
@@ -70,8 +70,7 @@ from opindex.mcp.wire import (
     record_out,
 )
 from opindex.moments import parse_moment
-from opindex.search.document import Kind
-from opindex.service.named_filters import FilterNames
+from opindex.service import FilterNames, Kind
 
 ListResult = Annotated[CallToolResult, SearchOut]
 READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
@@ -91,7 +90,7 @@ async def openproject_list_work_package_activities(
     """
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
-        listing = await handlers.list_activities(state, tenant, workPackageId, query, matchMode)
+        listing = await state.service.list_activities(tenant, workPackageId, query, matchMode)
         return model_result(listing, render_activities(listing))
 
     return await serve_tenant(ctx, work)
@@ -117,16 +116,13 @@ async def openproject_list_work_packages(
     """
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
-        listing = await handlers.list_work_packages(
-            state,
+        listing = await state.service.list_work_packages(
             tenant,
-            handlers.WorkPackageFilters(
-                subject=subject,
-                limit=limit,
-                updated_after=parse_moment(updatedAfter, "updatedAfter"),
-                updated_before=parse_moment(updatedBefore, "updatedBefore"),
-            ),
-            FilterNames(
+            subject=subject,
+            limit=limit,
+            updated_after=parse_moment(updatedAfter, "updatedAfter"),
+            updated_before=parse_moment(updatedBefore, "updatedBefore"),
+            names=FilterNames(
                 project=project, status=status, type=type, assignee=assignee, author=author
             ),
         )
@@ -154,7 +150,7 @@ async def openproject_lookup(
 
 async def _get(ctx: Context, kind: Kind, record_id: int, links: bool = False) -> CallToolResult:
     async def work(state: AppState, tenant: str) -> CallToolResult:
-        found = await handlers.get_record(state, tenant, kind, record_id, links=links)
+        found = await state.service.get_record(tenant, kind, record_id, links=links)
         return wire_result(record_out(found), render_record(found))
 
     return await serve_tenant(ctx, work)
@@ -199,7 +195,7 @@ async def openproject_index_status(ctx: Context) -> Annotated[CallToolResult, In
     """
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
-        report = handlers.index_status(state, tenant)
+        report = state.index_status(tenant)
         content = prune_json(report.model_dump(mode="json", by_alias=True))
         content.setdefault("tenants", [])
         return text_result(render_status(report), content)

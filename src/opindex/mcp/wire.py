@@ -27,8 +27,7 @@ from opindex.envelope import (
     SearchResult,
     WorkPackageListResponse,
 )
-from opindex.record_builders import COMMENT_META
-from opindex.records import AttributeValue
+from opindex.service import COMMENT_META, AttributeValue
 
 Detail = Literal["brief", "full"]
 

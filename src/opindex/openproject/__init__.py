@@ -1,13 +1,9 @@
 """The only code that talks HTTP to OpenProject: auth, paging, filters, errors, retries, models."""
 
-from opindex.openproject.capabilities import ServerCapabilities, detect_capabilities
-from opindex.openproject.client import OpenProjectClient, is_anonymous
-from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
-from opindex.openproject.hal import Ref, href_id
-from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
-from opindex.openproject.models import (
+from opindex.openproject.api_models import (
     Activity,
     Project,
+    Relation,
     Status,
     User,
     WikiPage,
@@ -15,6 +11,17 @@ from opindex.openproject.models import (
     closed_status_ids,
     resolve_status_closed,
 )
+from opindex.openproject.capabilities import (
+    ServerCapabilities,
+    detect_capabilities,
+    stored_capabilities,
+)
+from opindex.openproject.client import OpenProjectClient, is_anonymous
+from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
+from opindex.openproject.hal import Ref, href_id
+from opindex.openproject.http_session import normalize_base_url
+from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
+from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import Page, PagedQuery
 from opindex.openproject.query import Filter, SortBy, equals, iso_utc, updated_since
 from opindex.openproject.retry import NO_RETRY, RetryPolicy
@@ -28,11 +35,13 @@ __all__ = [
     "Filter",
     "Meeting",
     "OpenProjectClient",
+    "OutageMemory",
     "Outcome",
     "Page",
     "PagedQuery",
     "Project",
     "Ref",
+    "Relation",
     "RetryPolicy",
     "ServerCapabilities",
     "SortBy",
@@ -46,6 +55,8 @@ __all__ = [
     "href_id",
     "is_anonymous",
     "iso_utc",
+    "normalize_base_url",
     "resolve_status_closed",
+    "stored_capabilities",
     "updated_since",
 ]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -44,6 +44,18 @@ class ServerCapabilities(BaseModel):
     def from_json(cls, text: str) -> ServerCapabilities:
         """Read back what ``to_json`` wrote."""
         return cls.model_validate_json(text)
+
+
+def stored_capabilities(data: Mapping[str, Any]) -> ServerCapabilities | None:
+    """The capabilities a sync stored (the ``server`` entry of the state's capabilities
+    record), or None when there are none or they cannot be read."""
+    server = data.get("server")
+    if not isinstance(server, dict):
+        return None
+    try:
+        return ServerCapabilities.model_validate(server)
+    except ValueError:
+        return None
 
 
 async def detect_capabilities(

@@ -12,12 +12,7 @@ from typing import Any, Self
 import httpx
 
 from opindex.errors import AuthenticationError, InvalidArgumentError, NotFoundError
-from opindex.openproject.capabilities import ServerCapabilities, detect_capabilities
-from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
-from opindex.openproject.hal import embedded_elements
-from opindex.openproject.http_session import ApiSession, JsonObject, Sleep
-from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
-from opindex.openproject.models import (
+from opindex.openproject.api_models import (
     Activity,
     Attachment,
     Project,
@@ -28,6 +23,10 @@ from opindex.openproject.models import (
     WorkPackage,
     WorkPackageType,
 )
+from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
+from opindex.openproject.hal import embedded_elements
+from opindex.openproject.http_session import ApiSession, JsonObject, Sleep
+from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
 from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import PagedQuery, Parse, T
 from opindex.openproject.query import (
@@ -354,12 +353,6 @@ class OpenProjectClient:
             else f"{API}/projects/{_positive(project_id)}/wiki_pages"
         )
         return self.paged(path, WikiPage.from_hal, page_size=page_size)
-
-    # --- capabilities -----------------------------------------------------------------
-
-    async def detect_capabilities(self, *, wiki_page_ids: Sequence[int] = ()) -> ServerCapabilities:
-        """Probe what this server exposes; see ``ServerCapabilities``."""
-        return await detect_capabilities(self, wiki_page_ids=wiki_page_ids)
 
 
 def is_anonymous(data: Mapping[str, Any]) -> bool:

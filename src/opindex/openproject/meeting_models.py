@@ -9,6 +9,7 @@ from typing import Any, Self
 
 from pydantic import Field
 
+from opindex.openproject.api_models import ApiModel, build, optional_str, timestamps
 from opindex.openproject.hal import (
     Ref,
     embedded_elements,
@@ -17,7 +18,6 @@ from opindex.openproject.hal import (
     ref,
     refs_from_links,
 )
-from opindex.openproject.models import ApiModel, build, optional_str, timestamps
 
 _ISO_DURATION = re.compile(
     r"^P(?:(?P<days>\d+(?:\.\d+)?)D)?"

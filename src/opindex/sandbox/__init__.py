@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from opindex.sandbox.options import MEETINGS_API_LEVELS, MeetingsApi, SandboxOptions
 from opindex.sandbox.sample_corpus import sample_corpus_path
+from opindex.sandbox.server import serve
 
-__all__ = ["sample_corpus_path"]
+__all__ = [
+    "MEETINGS_API_LEVELS",
+    "MeetingsApi",
+    "SandboxOptions",
+    "sample_corpus_path",
+    "serve",
+]

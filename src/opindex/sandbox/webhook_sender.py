@@ -21,7 +21,7 @@ from opindex.sandbox.corpus import WorkPackage
 from opindex.sandbox.hal_content import work_package_resource
 from opindex.sandbox.hal_core import project_resource
 from opindex.sandbox.store import SandboxStore
-from opindex.webhooks.signature import SIGNATURE_HEADER, sign
+from opindex.webhook_signature import SIGNATURE_HEADER, sign
 
 logger = logging.getLogger(__name__)
 DELIVERY_TIMEOUT_SECONDS = 10.0

@@ -1,6 +1,12 @@
 """Pure, I/O-free text matching: normalization, scoring, ranking, snippets, relaxation."""
 
-from opindex.search.analysis import AnalyzedDocument, AnalyzedText, analyze, analyze_document
+from opindex.search.analysis import (
+    AnalyzedDocument,
+    AnalyzedText,
+    analyze,
+    analyze_document,
+    fast_token_texts,
+)
 from opindex.search.document import KINDS, FieldValue, Kind, SearchDocument
 from opindex.search.fields import (
     DEEP_FIELDS,
@@ -8,8 +14,16 @@ from opindex.search.fields import (
     SHALLOW_FIELDS,
     field_names,
     rank_documents,
+    rank_documents_counted,
 )
-from opindex.search.match import FieldScore, score_field
+from opindex.search.match import (
+    ContainmentMatcher,
+    FieldScore,
+    QueryMatcher,
+    match_spans,
+    round_score,
+    score_field,
+)
 from opindex.search.query import (
     Alternative,
     MatchMode,
@@ -18,10 +32,12 @@ from opindex.search.query import (
     alternative_score,
     parse_query,
     render_query,
+    validate_match_mode,
 )
-from opindex.search.rank import FieldMatch, FieldSpec, Ranked, rank_records
+from opindex.search.rank import DEFAULT_MIN_SCORE, FieldMatch, FieldSpec, Ranked, rank_records
 from opindex.search.relax import (
     RelaxationOutcome,
+    Strategy,
     concept_expansion,
     drop_term,
     relaxation_plan,
@@ -32,17 +48,35 @@ from opindex.search.relax import (
 from opindex.search.score import bounded_levenshtein, score_token
 from opindex.search.snippet import extract_snippet
 from opindex.search.thesaurus import BUILTIN_THESAURUS
-from opindex.search.tokenize import Token, normalize_text, normalize_token, tokenize
+from opindex.search.token_index import (
+    INDEX_ARRAYS,
+    TokenIndex,
+    index_arrays,
+    lookup_all,
+    term_matches,
+)
+from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
+from opindex.search.vector_rank import (
+    ValueTable,
+    expand_ranges,
+    gather,
+    score_table,
+    table_from_arrays,
+    top_records,
+)
 
 __all__ = [
     "BUILTIN_THESAURUS",
     "DEEP_FIELDS",
+    "DEFAULT_MIN_SCORE",
     "FIELD_SPECS",
+    "INDEX_ARRAYS",
     "KINDS",
     "SHALLOW_FIELDS",
     "Alternative",
     "AnalyzedDocument",
     "AnalyzedText",
+    "ContainmentMatcher",
     "FieldMatch",
     "FieldScore",
     "FieldSpec",
@@ -50,30 +84,48 @@ __all__ = [
     "Kind",
     "MatchMode",
     "Query",
+    "QueryMatcher",
     "Ranked",
     "RelaxationOutcome",
     "SearchDocument",
+    "Strategy",
     "Term",
     "Token",
+    "TokenIndex",
+    "ValueTable",
     "alternative_score",
     "analyze",
     "analyze_document",
     "bounded_levenshtein",
     "concept_expansion",
     "drop_term",
+    "expand_ranges",
     "extract_snippet",
+    "fast_token_texts",
     "field_names",
+    "gather",
+    "index_arrays",
+    "lookup_all",
+    "match_spans",
     "normalize_text",
     "normalize_token",
     "parse_query",
     "rank_documents",
+    "rank_documents_counted",
     "rank_records",
     "relaxation_plan",
     "render_query",
+    "round_score",
     "score_field",
+    "score_table",
     "score_token",
     "search_with_relaxation",
     "search_with_relaxation_async",
+    "table_from_arrays",
+    "term_matches",
+    "token_texts",
     "tokenize",
+    "top_records",
+    "validate_match_mode",
     "wildcard_suffix",
 ]

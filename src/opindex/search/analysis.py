@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from opindex.search.document import Kind, SearchDocument
-from opindex.search.tokenize import Token, normalize_token, token_texts, tokenize
+from opindex.search.tokenizer import Token, normalize_token, token_texts, tokenize
 
 _FOLDED_BELOW = 0x250
 """Latin-1 Supplement, Latin Extended-A and -B: the letters ``_latin_folds`` covers."""

@@ -14,8 +14,8 @@ from rapidfuzz.distance import Levenshtein
 from opindex.search.analysis import AnalyzedText, fold_latin
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
-from opindex.search.tokenize import RUN_PATTERN as _RUN_RE
-from opindex.search.tokenize import token_texts, tokenize
+from opindex.search.tokenizer import RUN_PATTERN as _RUN_RE
+from opindex.search.tokenizer import token_texts, tokenize
 
 BASE_SCALE = 0.85
 """Non-verbatim field scores are scaled by this, leaving headroom for the phrase bonus."""
@@ -30,7 +30,7 @@ SPREAD_SCALE = 0.95
 def cross_field_scores(
     rows: Sequence[list[float] | None], weights: Sequence[float], max_weight: float
 ) -> tuple[float, float]:
-    """Raw and weighted cross-field score of one record (see DECISIONS, cross-field rule).
+    """Raw and weighted cross-field score of one record (DECISIONS D89).
 
     *rows*: per field, the best score of each term over the field's values (None: no
     match). Each term counts with its best score anywhere in the record:
@@ -319,3 +319,24 @@ def score_field(query: str | Query, field_text: str | AnalyzedText) -> FieldScor
     matcher = QueryMatcher(parsed)
     score = round_score(matcher.score(value))
     return FieldScore(score, matcher.offsets(value) if score else ())
+
+
+def match_spans(text: str, query: Query) -> list[tuple[int, int]]:
+    """The ``(start, end)`` character spans of *text* that *query* matches, in order: every
+    occurrence of a containment query's text, else every token some alternative scores."""
+    spans: list[tuple[int, int]] = []
+    if not text:
+        return spans
+    if query.containment:
+        needle = query.text.lower() if query.match_mode == "exact" else query.text.strip().lower()
+        lowered = text.lower()
+        start = lowered.find(needle) if needle else -1
+        while start != -1:
+            spans.append((start, start + len(needle)))
+            start = lowered.find(needle, start + len(needle))
+        return spans
+    alternatives = [alt for term in query.terms for alt in term.alternatives]
+    for token in tokenize(text):
+        if any(alternative_score(alt, token.text) > 0 for alt in alternatives):
+            spans.append((token.start, token.end))
+    return spans

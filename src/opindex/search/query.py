@@ -8,7 +8,7 @@ from typing import Literal, get_args
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.score import score_prefix_token, score_token
-from opindex.search.tokenize import tokenize
+from opindex.search.tokenizer import tokenize
 
 MatchMode = Literal["fuzzy", "exact"]
 MATCH_MODES: tuple[MatchMode, ...] = get_args(MatchMode)

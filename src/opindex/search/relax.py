@@ -8,7 +8,7 @@ from typing import Literal, TypeVar
 
 from opindex.search.query import Alternative, Query, Term, parse_query, render_query
 from opindex.search.thesaurus import BUILTIN_THESAURUS
-from opindex.search.tokenize import token_texts
+from opindex.search.tokenizer import token_texts
 
 Strategy = Literal["wildcard_suffix", "drop_term", "concept_expansion"]
 STRATEGIES: tuple[Strategy, ...] = ("wildcard_suffix", "drop_term", "concept_expansion")

@@ -1,5 +1,7 @@
 """The scorer's rules over pre-analysed records, as array operations (numpy).
 
+ARCHITECTURE invariant 3: equal to ``rank_records`` to the last bit.
+
 ``opindex.search.rank`` scores records one value at a time from their text. Here the
 records were analysed when they were indexed (``ValueTable``: each field value's token
 ids, and for each token the values holding it), and each vocabulary token was scored

@@ -1,9 +1,88 @@
-"""The service façade: index-backed search with re-ranking, freshness routing, relaxation.
+"""The application's one door: search (index or live), reads, status, sync and rebuild.
 
-``Service`` is what the MCP server and the CLI call; see ``opindex.service.facade``.
+The edges (``cli``, ``mcp``, ``daemon``, ``webhooks``, ``demo``) import from here, from
+``opindex.config`` and from the request/response types of ``opindex.envelope``, and
+nothing deeper (docs/ARCHITECTURE.md, invariant 1). ``Service`` answers searches and reads
+(see ``opindex.service.facade``); the syncer's tenant operations and the few pure helpers
+the edges render with are exported here beside it.
 """
 
-from opindex.service.facade import CALLER_TENANT, Service
-from opindex.service.routing import Clock, Freshness, system_clock
+from typing import TYPE_CHECKING
 
-__all__ = ["CALLER_TENANT", "Clock", "Freshness", "Service", "system_clock"]
+from opindex.lazy_names import lazy_getattr
+from opindex.record_builders import COMMENT_META
+from opindex.records import AttributeValue
+from opindex.search import KINDS, Kind, Query, match_spans, parse_query, token_texts
+from opindex.service.facade import CALLER_TENANT, Service
+from opindex.service.named_filters import FilterNames
+from opindex.service.operations import count_webhook, reach_tenant
+from opindex.sync import Freshness
+
+if TYPE_CHECKING:
+    from opindex.sync import (
+        VERIFY_BYTES_PER_SECOND,
+        VERIFY_INTERVAL_SECONDS,
+        NullProgress,
+        Pacer,
+        RefreshReport,
+        SyncProgress,
+        SyncReport,
+        TenantStatus,
+        TerminalProgress,
+        rebuild_tenant,
+        refresh_work_packages,
+        sync_tenant,
+        tenant_status,
+        verify_live_generation,
+    )
+
+# The syncer's operations load on first use: ``opindex search`` never imports the syncer.
+_HOMES = {
+    "VERIFY_BYTES_PER_SECOND": "opindex.sync",
+    "VERIFY_INTERVAL_SECONDS": "opindex.sync",
+    "NullProgress": "opindex.sync",
+    "Pacer": "opindex.sync",
+    "RefreshReport": "opindex.sync",
+    "SyncProgress": "opindex.sync",
+    "SyncReport": "opindex.sync",
+    "TenantStatus": "opindex.sync",
+    "TerminalProgress": "opindex.sync",
+    "rebuild_tenant": "opindex.sync",
+    "refresh_work_packages": "opindex.sync",
+    "sync_tenant": "opindex.sync",
+    "tenant_status": "opindex.sync",
+    "verify_live_generation": "opindex.sync",
+}
+
+__all__ = [
+    "CALLER_TENANT",
+    "COMMENT_META",
+    "KINDS",
+    "VERIFY_BYTES_PER_SECOND",
+    "VERIFY_INTERVAL_SECONDS",
+    "AttributeValue",
+    "FilterNames",
+    "Freshness",
+    "Kind",
+    "NullProgress",
+    "Pacer",
+    "Query",
+    "RefreshReport",
+    "Service",
+    "SyncProgress",
+    "SyncReport",
+    "TenantStatus",
+    "TerminalProgress",
+    "count_webhook",
+    "match_spans",
+    "parse_query",
+    "reach_tenant",
+    "rebuild_tenant",
+    "refresh_work_packages",
+    "sync_tenant",
+    "tenant_status",
+    "token_texts",
+    "verify_live_generation",
+]
+
+__getattr__ = lazy_getattr(__name__, _HOMES, globals())

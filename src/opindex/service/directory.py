@@ -16,7 +16,7 @@ from typing import Literal
 
 from opindex.envelope import MAX_ID
 from opindex.errors import InvalidArgumentError, NotFoundError, PermissionDeniedError
-from opindex.openproject.client import OpenProjectClient
+from opindex.openproject import OpenProjectClient
 
 DirectoryKind = Literal["projects", "users", "statuses", "types"]
 DIRECTORY_KINDS: tuple[DirectoryKind, ...] = ("projects", "users", "statuses", "types")

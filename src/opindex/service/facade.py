@@ -37,15 +37,16 @@ from opindex.errors import (
     OpenProjectError,
 )
 from opindex.live import WikiDirectoryCache
+from opindex.moments import Clock, utc_now
 from opindex.records import Record
 from opindex.service import record_reads
 from opindex.service.directory import DIRECTORY_KINDS, DirectoryKind
 from opindex.service.named_filters import FilterNames, named_request
-from opindex.service.routing import Clock, Freshness, is_upstream_unavailable, system_clock
+from opindex.service.routing import is_upstream_unavailable
 from opindex.service.search_flow import search_tenant
 from opindex.service.tenant_runtime import TenantRuntime
 from opindex.service.work_package_links import with_links
-from opindex.sync import TenantStatus, tenant_status
+from opindex.sync import Freshness, TenantStatus, tenant_status
 
 CALLER_TENANT = "(caller credential)"
 """``meta.tenant`` of a live search made with a caller's own credential (never a valid
@@ -81,7 +82,7 @@ class Service:
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.config = config
-        self._clock = clock or system_clock
+        self._clock = clock or utc_now
         self._transport = transport
         self._wiki_cache = WikiDirectoryCache()
         self._runtimes = {

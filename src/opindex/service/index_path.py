@@ -15,10 +15,8 @@ from collections.abc import Sequence
 
 from opindex.index import IndexFilters, TenantIndex
 from opindex.records import Record
-from opindex.search.document import Kind
-from opindex.search.fields import rank_documents, rank_documents_counted
-from opindex.search.query import Query
-from opindex.service.results import ScoredHit
+from opindex.search import Kind, Query, rank_documents, rank_documents_counted
+from opindex.service.result_builder import ScoredHit
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +65,7 @@ def _search_analysed(
     """A fuzzy query over the analysis store: every record scored, ``total`` exact.
 
     Only the returned records are decoded; the shared scorer, run on them alone, gives
-    their matching fields and snippets (and the same scores: ARCHITECTURE invariant 2).
+    their matching fields and snippets (and the same scores: ARCHITECTURE invariant 3).
     """
     records, scores, total = index.ranked(query, kind, filters, limit)
     by_id = {record.id: record for record in records}

@@ -18,17 +18,20 @@ from opindex.envelope import (
     UserRef,
 )
 from opindex.errors import InvalidArgumentError, NotFoundError
-from opindex.live import ActivityListing
-from opindex.live.work_packages import caller_filters
-from opindex.openproject import Filter, OpenProjectClient, Page, closed_status_ids
-from opindex.openproject.models import WorkPackage, resolve_status_closed
+from opindex.live import ActivityListing, caller_filters
+from opindex.openproject import (
+    Filter,
+    OpenProjectClient,
+    Page,
+    WorkPackage,
+    closed_status_ids,
+    resolve_status_closed,
+)
 from opindex.record_builders import meeting_record, wiki_page_record, work_package_record
 from opindex.records import Record
-from opindex.search.document import KINDS, Kind
-from opindex.search.query import parse_query
-from opindex.search.rank import Ranked
-from opindex.service.filters import check_filters
-from opindex.service.results import ResultBuilder, record_url
+from opindex.search import KINDS, Kind, Ranked, parse_query
+from opindex.service.request_filters import check_filters
+from opindex.service.result_builder import ResultBuilder, record_url
 
 MAX_LISTING = 200
 """Most work packages one listing call returns."""

@@ -2,59 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
-from opindex.envelope import AnsweredBy, IndexState, Source
+from opindex.envelope import AnsweredBy, Source
 from opindex.errors import (
     IndexMissingError,
     IndexUnavailableError,
     ServerError,
     UpstreamUnavailableError,
 )
-
-Clock = Callable[[], datetime]
-"""Returns the current time as an aware datetime; injected so tests control freshness."""
-
-
-def system_clock() -> datetime:
-    """The real clock (UTC)."""
-    return datetime.now(UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Freshness:
-    """How fresh a tenant's index is at one instant.
-
-    ``state`` is ``missing`` when no successful sync ever completed (no index to read),
-    ``fresh`` when the last successful sync is younger than the tenant's max staleness,
-    ``stale`` otherwise (also when an index exists but its age cannot be read).
-    ``problem`` says, in words for the caller, what could not be read, if anything.
-    """
-
-    state: IndexState
-    indexed_at: datetime | None = None
-    age_seconds: float | None = None
-    problem: str | None = None
-
-    @property
-    def has_index(self) -> bool:
-        """True when an index exists to read, fresh or not."""
-        return self.state != "missing"
-
-
-def assess_freshness(
-    indexed_at: datetime | None, *, max_staleness: timedelta, now: datetime
-) -> Freshness:
-    """Classify an index by the time of its last successful sync (``None``: never synced)."""
-    if indexed_at is None:
-        return Freshness("missing")
-    if indexed_at.tzinfo is None:
-        indexed_at = indexed_at.replace(tzinfo=UTC)
-    age = max(0.0, (now - indexed_at).total_seconds())
-    state: IndexState = "fresh" if age < max_staleness.total_seconds() else "stale"
-    return Freshness(state, indexed_at, age)
+from opindex.sync import Freshness
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +28,7 @@ class Route:
 
 
 def choose_route(source: Source, freshness: Freshness) -> Route:
-    """Apply the freshness policy (ARCHITECTURE "Freshness policy") to one request.
+    """Apply the freshness policy (ARCHITECTURE invariant 5) to one request.
 
     - ``auto``: fresh → index; stale → live, with the stale index as the fallback when
       OpenProject is unreachable; missing → live.

@@ -15,21 +15,23 @@ from dataclasses import dataclass, field
 from opindex.disclosure import public_detail
 from opindex.envelope import MAX_LIMIT, AnsweredBy, SearchMeta, SearchRequest, SearchResponse
 from opindex.errors import IndexUnavailableError, OpenProjectError
-from opindex.index import TenantIndex
-from opindex.index.record_codec import updated_timestamp
+from opindex.index import TenantIndex, updated_timestamp
 from opindex.live import LiveHit, LiveOutcome
-from opindex.search.query import Alternative, Query, parse_query
-from opindex.search.relax import (
+from opindex.search import (
+    Alternative,
+    Query,
     RelaxationOutcome,
+    parse_query,
     search_with_relaxation,
     search_with_relaxation_async,
 )
-from opindex.service.filters import check_filters, index_filters
 from opindex.service.index_path import HitList, search_index
-from opindex.service.relaxation import Thesaurus
-from opindex.service.results import ResultBuilder, ScoredHit
-from opindex.service.routing import Freshness, choose_route, is_upstream_unavailable
+from opindex.service.relaxed_search import Thesaurus
+from opindex.service.request_filters import check_filters, index_filters
+from opindex.service.result_builder import ResultBuilder, ScoredHit
+from opindex.service.routing import choose_route, is_upstream_unavailable
 from opindex.service.tenant_runtime import TenantRuntime
+from opindex.sync import Freshness
 
 logger = logging.getLogger(__name__)
 
@@ -150,7 +152,7 @@ def envelope(
     base_url: str | None,
     notes: Sequence[str] = (),
 ) -> SearchResponse:
-    """The response envelope (ARCHITECTURE invariant 5: honest meta)."""
+    """The response envelope (ARCHITECTURE invariant 4: honest meta)."""
     builder = ResultBuilder(answer.query, base_url=base_url)
     narrowed = describe_filters(request) if not answer.hits else ""
     if narrowed:

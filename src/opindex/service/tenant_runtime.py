@@ -10,10 +10,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import httpx
 
@@ -22,13 +20,18 @@ from opindex.disclosure import public_detail
 from opindex.errors import IndexMissingError, IndexUnavailableError, StateError
 from opindex.index import TenantIndex
 from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
-from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
-from opindex.openproject.outage import OutageMemory
+from opindex.moments import Clock
+from opindex.openproject import (
+    ApiKeyCredential,
+    OpenProjectClient,
+    OutageMemory,
+    ServerCapabilities,
+    stored_capabilities,
+)
 from opindex.service.directory import DIRECTORY_TTL_SECONDS, Directory, read_directory
-from opindex.service.relaxation import Thesaurus, merge_thesauri
-from opindex.service.routing import Clock, Freshness, assess_freshness
+from opindex.service.relaxed_search import Thesaurus, merge_thesauri
 from opindex.state import StateStore, state_db_path
-from opindex.sync import index_directory
+from opindex.sync import Freshness, assess_freshness, index_directory
 
 logger = logging.getLogger(__name__)
 
@@ -168,14 +171,7 @@ class TenantRuntime:
             stored = state.get_capabilities() if state is not None else None
         except StateError:
             return None
-        data: Mapping[str, Any] = stored.data if stored is not None else {}
-        server = data.get("server")
-        if not isinstance(server, dict):
-            return None
-        try:
-            return ServerCapabilities.model_validate(server)
-        except ValueError:
-            return None
+        return stored_capabilities(stored.data) if stored is not None else None
 
     # --- live path --------------------------------------------------------------------
 

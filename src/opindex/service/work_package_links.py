@@ -11,8 +11,7 @@ import asyncio
 
 from opindex.envelope import RecordResponse, RelationOut
 from opindex.errors import OpenProjectError
-from opindex.openproject.client import OpenProjectClient
-from opindex.openproject.models import Relation
+from opindex.openproject import OpenProjectClient, Relation
 
 
 def relation_out(relation: Relation, work_package_id: int) -> RelationOut:

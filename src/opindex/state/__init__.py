@@ -4,9 +4,19 @@ See :mod:`opindex.state.store` for the commit protocol that keeps the index and 
 consistent, and :mod:`opindex.state.lock` for the per-tenant sync lock.
 """
 
-from opindex.state.connection import DEFAULT_BUSY_TIMEOUT_SECONDS
+from opindex.state.connection import DEFAULT_BUSY_TIMEOUT_SECONDS, IntegrityCheck
 from opindex.state.lock import LockHolder, is_locked, lock_holder, tenant_lock
-from opindex.state.models import (
+from opindex.state.paths import (
+    ensure_private_directory,
+    ensure_tenant_directory,
+    is_valid_tenant_name,
+    lock_file_path,
+    move_aside,
+    state_db_path,
+    tenant_directory,
+)
+from opindex.state.progress_records import Checkpoint, ManifestSummary
+from opindex.state.state_values import (
     RUN_KINDS,
     Capabilities,
     CommitAgreement,
@@ -20,13 +30,7 @@ from opindex.state.models import (
     WikiDiscovery,
     WikiProbeRange,
     compare_commit,
-)
-from opindex.state.paths import (
-    ensure_private_directory,
-    ensure_tenant_directory,
-    lock_file_path,
-    state_db_path,
-    tenant_directory,
+    utc_now,
 )
 from opindex.state.store import StateStore
 
@@ -34,11 +38,14 @@ __all__ = [
     "DEFAULT_BUSY_TIMEOUT_SECONDS",
     "RUN_KINDS",
     "Capabilities",
+    "Checkpoint",
     "CommitAgreement",
     "IndexPointer",
+    "IntegrityCheck",
     "KindCounts",
     "KnownRecord",
     "LockHolder",
+    "ManifestSummary",
     "RecordVersion",
     "RunKind",
     "RunOutcome",
@@ -50,9 +57,12 @@ __all__ = [
     "ensure_private_directory",
     "ensure_tenant_directory",
     "is_locked",
+    "is_valid_tenant_name",
     "lock_file_path",
     "lock_holder",
+    "move_aside",
     "state_db_path",
     "tenant_directory",
     "tenant_lock",
+    "utc_now",
 ]

@@ -20,8 +20,8 @@ from opindex.state.connection import (
     state_error,
 )
 from opindex.state.migrations import Migration, applied_migrations, apply_migrations
-from opindex.state.models import to_text, utc_now
 from opindex.state.paths import ensure_private_directory, ensure_tenant_directory, state_db_path
+from opindex.state.state_values import to_text, utc_now
 
 
 class StateDatabase:

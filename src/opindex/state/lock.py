@@ -24,8 +24,8 @@ from datetime import datetime
 from pathlib import Path
 
 from opindex.errors import StateError, SyncInProgressError
-from opindex.state.models import from_text, to_text, utc_now
 from opindex.state.paths import PRIVATE_FILE_MODE, ensure_tenant_directory, lock_file_path
+from opindex.state.state_values import from_text, to_text, utc_now
 
 _PROBE_RETRIES = 20
 _PROBE_RETRY_SECONDS = 0.01

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from opindex.errors import StateError
 from opindex.state.connection import state_error
-from opindex.state.models import to_text, utc_now
+from opindex.state.state_values import to_text, utc_now
 
 MIGRATION_FILE_NAME = re.compile(r"(\d{4})_[a-z0-9_]+\.sql")
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from opindex.state.database import StateDatabase
-from opindex.state.models import RecordVersion, from_text, to_text
+from opindex.state.state_values import RecordVersion, from_text, to_text
 
 WEBHOOK_OUTCOMES = ("accepted", "refused", "ignored")
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from opindex.errors import InvalidArgumentError, StateError
-from opindex.state.models import (
+from opindex.state.state_values import (
     RUN_KINDS,
     Capabilities,
     IndexPointer,

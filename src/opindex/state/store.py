@@ -9,7 +9,7 @@ the state records in the same transaction as everything that commit implies:
    (runs left ``running`` by a killed process), then :meth:`StateStore.start_run`.
 2. Open the index directory named by :meth:`StateStore.get_index_pointer` and compare its
    last commit opstamp with the pointer using
-   :func:`opindex.state.models.compare_commit`:
+   :func:`opindex.state.state_values.compare_commit`:
 
    - ``IN_SYNC``: continue normally.
    - ``INDEX_AHEAD``: an earlier run committed the index and died before step 4. The
@@ -44,7 +44,8 @@ from typing import Any
 
 from opindex.errors import InvalidArgumentError, StateError
 from opindex.state import rows
-from opindex.state.models import (
+from opindex.state.progress_records import ProgressRecords
+from opindex.state.state_values import (
     RUN_KINDS,
     Capabilities,
     IndexPointer,
@@ -57,7 +58,6 @@ from opindex.state.models import (
     merge_probe_ranges,
     to_text,
 )
-from opindex.state.progress_records import ProgressRecords
 
 MAX_ERROR_TEXT = 4000
 """Longer error texts of failed runs are cut to this many characters."""

@@ -10,8 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from opindex.records import Record
-from opindex.state import KindCounts, RecordVersion, StateStore, WikiDiscovery
-from opindex.state.models import KnownRecord
+from opindex.state import KindCounts, KnownRecord, RecordVersion, StateStore, WikiDiscovery
 
 PROJECT = "project"
 """Kind under which the visible projects are remembered among the known records."""

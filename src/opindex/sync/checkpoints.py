@@ -19,10 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from opindex.index import IndexDirectory, TenantIndex
-from opindex.index.generations import generation_number
-from opindex.state import RecordVersion, RunKind, StateStore
-from opindex.state.progress_records import Checkpoint
+from opindex.index import IndexDirectory, TenantIndex, generation_number
+from opindex.state import Checkpoint, RecordVersion, RunKind, StateStore
 from opindex.sync.changes import PendingChanges
 from opindex.sync.plan import SyncPlan
 from opindex.sync.work_packages import KIND

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from opindex.state import RecordVersion
-from opindex.sync.session import SyncSession
 from opindex.sync.sweep import remove_vanished
+from opindex.sync.sync_session import SyncSession
 from opindex.sync.work_packages import IDS_PER_REQUEST, KIND, fetch_work_packages
 
 logger = logging.getLogger(__name__)

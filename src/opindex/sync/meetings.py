@@ -16,8 +16,8 @@ from opindex.errors import NotFoundError
 from opindex.openproject import AgendaItem, Meeting
 from opindex.record_builders import meeting_record
 from opindex.records import Record
-from opindex.search.document import Kind
-from opindex.sync.session import SyncSession
+from opindex.search import Kind
+from opindex.sync.sync_session import SyncSession
 
 logger = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
-from opindex.search.document import KINDS, Kind
+from opindex.search import KINDS, Kind
 
 _LABELS: dict[Kind, str] = {
     "work_package": "work packages",

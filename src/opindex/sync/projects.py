@@ -10,7 +10,7 @@ import hashlib
 
 from opindex.state import RecordVersion
 from opindex.sync.changes import PROJECT
-from opindex.sync.session import SyncSession
+from opindex.sync.sync_session import SyncSession
 
 
 async def sync_projects(session: SyncSession) -> bool:

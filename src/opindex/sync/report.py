@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from opindex.search.document import KINDS
+from opindex.search import KINDS
 from opindex.state import KindCounts, RunKind
 
 PLURAL_LABELS = {

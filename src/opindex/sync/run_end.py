@@ -1,8 +1,9 @@
 """How a sync run ends: index and state committed together, or abandoned and recorded.
 
-See the commit protocol in :mod:`opindex.state.store`: the index commits first (and a
-fresh generation is published), then one SQLite transaction stores everything that commit
-implies and marks the run succeeded. A failed run keeps the last good index serving.
+See the commit protocol (ARCHITECTURE invariant 6) in :mod:`opindex.state.store`: the
+index commits first (and a fresh generation is published), then one SQLite transaction
+stores everything that commit implies and marks the run succeeded. A failed run keeps the
+last good index serving.
 """
 
 from __future__ import annotations
@@ -10,22 +11,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
-from datetime import datetime
 
 from opindex.config import TenantConfig
 from opindex.errors import OpindexError
 from opindex.index import SCHEMA_VERSION, TenantIndex
-from opindex.state import IndexPointer, StateStore, SyncRun
-from opindex.state.progress_records import ManifestSummary
+from opindex.moments import Clock
+from opindex.state import IndexPointer, ManifestSummary, StateStore, SyncRun
 from opindex.sync.manifest import ManifestResult
 from opindex.sync.plan import SyncPlan
 from opindex.sync.report import SyncReport
-from opindex.sync.session import SyncSession
+from opindex.sync.sync_session import SyncSession
 
 logger = logging.getLogger(__name__)
-
-Clock = Callable[[], datetime]
 
 
 async def commit_run(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -27,12 +26,16 @@ from opindex.errors import (
     AuthenticationError,
     IndexUnavailableError,
 )
-from opindex.index import IndexDirectory, TenantIndex
-from opindex.index.generations import generation_number
-from opindex.openproject import OpenProjectClient, ServerCapabilities
-from opindex.search.document import KINDS
-from opindex.state import RunKind, StateStore, tenant_directory, tenant_lock
-from opindex.state.models import utc_now
+from opindex.index import IndexDirectory, TenantIndex, generation_number
+from opindex.moments import Clock
+from opindex.openproject import (
+    OpenProjectClient,
+    ServerCapabilities,
+    detect_capabilities,
+    stored_capabilities,
+)
+from opindex.search import KINDS
+from opindex.state import RunKind, StateStore, tenant_directory, tenant_lock, utc_now
 from opindex.sync import work_packages
 from opindex.sync.changes import PROJECT, PendingChanges, load_known
 from opindex.sync.checkpoints import (
@@ -50,16 +53,15 @@ from opindex.sync.progress import NullProgress, SyncProgress
 from opindex.sync.projects import sync_projects
 from opindex.sync.report import SyncReport
 from opindex.sync.run_end import abandon_run, commit_run
-from opindex.sync.session import DEFAULT_CONCURRENCY, SyncSession
 from opindex.sync.space_reserve import SpaceReserve
 from opindex.sync.state_access import open_state, record_failure
 from opindex.sync.sweep import SWEEP_RESOURCE, sweep_due
+from opindex.sync.sync_session import DEFAULT_CONCURRENCY, SyncSession
 from opindex.sync.wiki import sync_wiki
 from opindex.sync.work_packages import IDS_PER_REQUEST
 
 logger = logging.getLogger(__name__)
 
-Clock = Callable[[], datetime]
 CAPABILITIES_MAX_AGE = timedelta(hours=24)
 """Server capabilities are detected again when older than this (and on full syncs)."""
 
@@ -302,7 +304,7 @@ async def _open_session(
     if plan.full or capabilities is None:
         options.progress.phase(tenant.name, "detecting server capabilities")
         wiki_ids = sorted(known.get("wiki_page", {}))[:5]
-        capabilities = await client.detect_capabilities(wiki_page_ids=wiki_ids)
+        capabilities = await detect_capabilities(client, wiki_page_ids=wiki_ids)
         capabilities_data = {"server": capabilities.model_dump(mode="json"), "account": account}
     elif pinned != account:
         capabilities_data = {"account": account}
@@ -325,14 +327,8 @@ async def _open_session(
 
 def _stored_capabilities(data: dict[str, Any], now: datetime) -> ServerCapabilities | None:
     """The stored server capabilities if present, readable and recent enough."""
-    server = data.get("server")
-    if not isinstance(server, dict):
-        return None
-    try:
-        capabilities = ServerCapabilities.model_validate(server)
-    except ValueError:
-        return None
-    if now - capabilities.detected_at > CAPABILITIES_MAX_AGE:
+    capabilities = stored_capabilities(data)
+    if capabilities is None or now - capabilities.detected_at > CAPABILITIES_MAX_AGE:
         return None
     return capabilities
 

@@ -10,8 +10,7 @@ from datetime import datetime
 from pathlib import Path
 
 from opindex.errors import OpindexError, StateCorruptError
-from opindex.state import StateStore
-from opindex.state.paths import move_aside, state_db_path
+from opindex.state import StateStore, move_aside, state_db_path
 from opindex.sync.changes import PendingChanges
 
 logger = logging.getLogger(__name__)

@@ -10,29 +10,65 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
 from opindex.config import TenantConfig
 from opindex.disclosure import public_detail
+from opindex.envelope import IndexState
 from opindex.errors import IndexUnavailableError, StateError
-from opindex.index import TenantIndex, checksums
-from opindex.search.document import KINDS
+from opindex.index import TenantIndex, verify_generation
+from opindex.search import KINDS
 from opindex.state import (
+    Checkpoint,
+    IntegrityCheck,
     LockHolder,
+    ManifestSummary,
     StateStore,
     SyncRun,
     is_locked,
     lock_holder,
     state_db_path,
+    utc_now,
 )
-from opindex.state.connection import IntegrityCheck
-from opindex.state.models import utc_now
-from opindex.state.progress_records import Checkpoint, ManifestSummary
 from opindex.sync.locations import index_directory
 
-Freshness = Literal["fresh", "stale", "missing"]
+
+@dataclass(frozen=True, slots=True)
+class Freshness:
+    """How fresh a tenant's index is at one instant.
+
+    ``state`` is ``missing`` when no successful sync ever completed (no index to read),
+    ``fresh`` when the last successful sync is younger than the tenant's max staleness,
+    ``stale`` otherwise (also when an index exists but its age cannot be read).
+    ``problem`` says, in words for the caller, what could not be read, if anything.
+    """
+
+    state: IndexState
+    indexed_at: datetime | None = None
+    age_seconds: float | None = None
+    problem: str | None = None
+
+    @property
+    def has_index(self) -> bool:
+        """True when an index exists to read, fresh or not."""
+        return self.state != "missing"
+
+
+def assess_freshness(
+    indexed_at: datetime | None, *, max_staleness: timedelta, now: datetime
+) -> Freshness:
+    """Classify an index by the time of its last successful sync (``None``: never synced)."""
+    if indexed_at is None:
+        return Freshness("missing")
+    if indexed_at.tzinfo is None:
+        indexed_at = indexed_at.replace(tzinfo=UTC)
+    age = max(0.0, (now - indexed_at).total_seconds())
+    state: IndexState = "fresh" if age < max_staleness.total_seconds() else "stale"
+    return Freshness(state, indexed_at, age)
+
+
 StatusState = Literal["fresh", "stale", "missing", "syncing"]
 
 DOCUMENT_KEYS: Mapping[str, str] = {
@@ -75,7 +111,7 @@ class TenantStatus:
 
     tenant: str
     state: StatusState
-    freshness: Freshness
+    freshness: IndexState
     last_sync_at: datetime | None
     age_seconds: float | None
     max_staleness_seconds: int
@@ -208,9 +244,12 @@ def tenant_status(
         )
 
     last_sync_at = last_success.finished_at if last_success is not None else None
-    freshness, age = _freshness(
-        last_sync_at if has_index else None, tenant.max_staleness_seconds, now
+    assessed = assess_freshness(
+        last_sync_at if has_index else None,
+        max_staleness=timedelta(seconds=tenant.max_staleness_seconds),
+        now=now,
     )
+    freshness, age = assessed.state, assessed.age_seconds
     holder: LockHolder | None = None
     syncing = is_locked(data_dir, tenant.name)
     if syncing:
@@ -262,7 +301,7 @@ def _full_disk_hint(data_dir: Path) -> str:
 
 def _verify_files(path: Path) -> str:
     """Verify every file of the generation at *path* again; one line saying so."""
-    found = checksums.verify(path)
+    found = verify_generation(path)
     if not found.recorded:
         return (
             f"index generation {path.name}: no checksums recorded yet (the next sync records them)"
@@ -271,15 +310,6 @@ def _verify_files(path: Path) -> str:
         f"index generation {path}: {found.files} files ({found.bytes} bytes) match the "
         "checksums of its last commit"
     )
-
-
-def _freshness(
-    last_sync_at: datetime | None, max_staleness_seconds: int, now: datetime
-) -> tuple[Freshness, float | None]:
-    if last_sync_at is None:
-        return "missing", None
-    age = max(0.0, (now - last_sync_at).total_seconds())
-    return ("fresh" if age < max_staleness_seconds else "stale"), age
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Iterable
 from datetime import datetime
 
-from opindex.sync.session import SyncSession
+from opindex.sync.sync_session import SyncSession
 from opindex.sync.work_packages import KIND, existing_work_package_ids, fetch_work_packages
 
 logger = logging.getLogger(__name__)

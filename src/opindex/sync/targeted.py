@@ -21,12 +21,18 @@ import httpx
 
 from opindex.config import TenantConfig
 from opindex.index import SCHEMA_VERSION, TenantIndex
-from opindex.openproject import OpenProjectClient, ServerCapabilities
-from opindex.state import CommitAgreement, IndexPointer, StateStore, compare_commit, tenant_lock
-from opindex.state.models import utc_now
+from opindex.openproject import OpenProjectClient, stored_capabilities
+from opindex.state import (
+    CommitAgreement,
+    IndexPointer,
+    StateStore,
+    compare_commit,
+    tenant_lock,
+    utc_now,
+)
 from opindex.sync.changes import PendingChanges
 from opindex.sync.locations import index_directory
-from opindex.sync.session import SyncSession
+from opindex.sync.sync_session import SyncSession
 from opindex.sync.work_packages import KIND, fetch_work_packages
 
 logger = logging.getLogger(__name__)
@@ -71,10 +77,9 @@ async def _refresh(
     directory = index_directory(data_dir, tenant.name)
     live = directory.current()
     stored = state.get_capabilities()
-    server = stored.data.get("server") if stored is not None else None
-    if live is None or not isinstance(server, dict) or not wanted:
+    capabilities = stored_capabilities(stored.data) if stored is not None else None
+    if live is None or capabilities is None or not wanted:
         return RefreshReport(len(wanted), skipped="no index yet; the first sync reads everything")
-    capabilities = ServerCapabilities.model_validate(server)
     with TenantIndex(directory) as index:
         pointer = state.get_index_pointer()
         opstamp = (await asyncio.to_thread(index.stats)).opstamp

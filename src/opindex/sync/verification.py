@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Final
 
 from opindex.errors import IndexDamagedError, IndexUnavailableError
-from opindex.index import checksums
+from opindex.index import Pace, mark_damaged, recorded_damage, verify_generation
 from opindex.sync.locations import index_directory
 
 VERIFY_INTERVAL_SECONDS: Final = 3600
@@ -51,7 +51,7 @@ class Pacer:
 
 
 def verify_live_generation(
-    data_dir: Path, tenant: str, *, pace: checksums.Pace | None = None
+    data_dir: Path, tenant: str, *, pace: Pace | None = None
 ) -> IndexDamagedError | None:
     """Re-read every file of the tenant's live generation; the damage found (recorded in
     the generation), or None when it is sound, unverifiable or absent."""
@@ -63,11 +63,11 @@ def verify_live_generation(
     if name is None:
         return None
     path = directory.generation_path(name)
-    recorded = checksums.damage(path)
+    recorded = recorded_damage(path)
     if recorded is not None:
         return recorded
     try:
-        checksums.verify(path, pace=pace)
+        verify_generation(path, pace=pace)
     except IndexDamagedError as damage:
         try:
             replaced = directory.current() != name  # a rebuild published and cleans up
@@ -75,6 +75,6 @@ def verify_live_generation(
             replaced = True
         if replaced:
             return None
-        checksums.mark_damaged(path, damage)
+        mark_damaged(path, damage)
         return damage
     return None

@@ -16,10 +16,10 @@ from datetime import datetime
 from opindex.errors import NotFoundError
 from opindex.openproject import WikiPage
 from opindex.record_builders import wiki_page_record
-from opindex.search.document import Kind
+from opindex.search import Kind
 from opindex.state import WikiDiscovery
 from opindex.sync import wiki_probe
-from opindex.sync.session import SyncSession
+from opindex.sync.sync_session import SyncSession
 
 logger = logging.getLogger(__name__)
 

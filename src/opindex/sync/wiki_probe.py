@@ -21,8 +21,7 @@ from datetime import datetime
 
 from opindex.errors import NotFoundError, PermissionDeniedError
 from opindex.openproject import WikiPage
-from opindex.state import WikiDiscovery, WikiProbeRange
-from opindex.state.models import KnownRecord
+from opindex.state import KnownRecord, WikiDiscovery, WikiProbeRange
 
 FRONTIER = 16
 """Ids above the highest known page probed by every incremental run between passes (one

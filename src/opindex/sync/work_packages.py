@@ -19,8 +19,8 @@ from opindex.openproject import (
 )
 from opindex.record_builders import work_package_record
 from opindex.records import Record
-from opindex.search.document import Kind
-from opindex.sync.session import SyncSession
+from opindex.search import Kind
+from opindex.sync.sync_session import SyncSession
 
 logger = logging.getLogger(__name__)
 

@@ -29,11 +29,9 @@ from starlette.routing import Route
 
 from opindex.config import Config, TenantConfig
 from opindex.errors import OpindexError, SyncInProgressError
-from opindex.state import StateStore
-from opindex.sync import sync_tenant
-from opindex.sync.targeted import RefreshReport, refresh_work_packages
+from opindex.service import RefreshReport, count_webhook, refresh_work_packages, sync_tenant
+from opindex.webhook_signature import SIGNATURE_HEADER, signature_matches
 from opindex.webhooks.events import Targets, targets_of
-from opindex.webhooks.signature import SIGNATURE_HEADER, signature_matches
 
 logger = logging.getLogger(__name__)
 
@@ -190,7 +188,6 @@ class WebhookReceiver:
 
 def _count(data_dir: Path, tenant: str, outcome: str) -> None:
     try:
-        with StateStore.for_tenant(data_dir, tenant) as state:
-            state.count_webhook(outcome, datetime.now(UTC))
+        count_webhook(data_dir, tenant, outcome, datetime.now(UTC))
     except OpindexError as exc:
         logger.warning("%s: could not count a webhook delivery: %s", tenant, exc)

@@ -12,7 +12,7 @@ from opindex.config import TenantConfig
 from opindex.index import TenantIndex
 from opindex.openproject import OpenProjectClient, ServerCapabilities, closed_status_ids
 from opindex.records import Record
-from opindex.search.document import Kind
+from opindex.search import Kind
 from opindex.state import KnownRecord, RecordVersion
 from opindex.sync.changes import KnownByKind, PendingChanges, content_hash
 from opindex.sync.progress import NullProgress, SyncProgress

@@ -9,15 +9,11 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from opindex.errors import InvalidArgumentError
+from opindex.moments import utc_now as utc_now  # the store's default clock
 
 RunKind = Literal["full", "incremental", "rebuild"]
 RunOutcome = Literal["running", "succeeded", "failed", "interrupted"]
 RUN_KINDS: tuple[RunKind, ...] = ("full", "incremental", "rebuild")
-
-
-def utc_now() -> datetime:
-    """The current time, timezone-aware in UTC (the store's default clock)."""
-    return datetime.now(UTC)
 
 
 def to_text(moment: datetime) -> str:

@@ -22,18 +22,17 @@ from opindex.live.pipeline import (
 )
 from opindex.live.wikis import WikiDirectoryCache, WikiSource
 from opindex.live.work_packages import WorkPackageSource
-from opindex.openproject.capabilities import ServerCapabilities
-from opindex.openproject.client import OpenProjectClient
+from opindex.openproject import OpenProjectClient, ServerCapabilities
 from opindex.records import Record
-from opindex.search.document import KINDS
-from opindex.search.query import (
+from opindex.search import (
+    DEFAULT_MIN_SCORE,
+    KINDS,
     Alternative,
     Query,
     alternative_score,
     parse_query,
     validate_match_mode,
 )
-from opindex.search.rank import DEFAULT_MIN_SCORE
 
 
 class LiveSearcher:

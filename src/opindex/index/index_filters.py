@@ -15,9 +15,10 @@ import tantivy
 from opindex.errors import InvalidArgumentError
 from opindex.index import schema as s
 from opindex.index.record_codec import updated_timestamp
-from opindex.search.document import KINDS, Kind
+from opindex.search import KINDS, Kind
 
-StatusFilter = Literal["open", "closed"] | tuple[int, ...]
+StatusSelection = Literal["open", "closed"] | tuple[int, ...]
+"""The statuses an index filter keeps: open ones, closed ones, or these status ids."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +33,7 @@ class IndexFilters:
     """
 
     project_ids: tuple[int, ...] | None = None
-    status: StatusFilter | None = None
+    status: StatusSelection | None = None
     type_ids: tuple[int, ...] | None = None
     assignee_ids: tuple[int | None, ...] | None = None
     author_ids: tuple[int, ...] | None = None
@@ -86,7 +87,7 @@ def filter_clauses(schema: tantivy.Schema, kind: str, filters: IndexFilters) -> 
     return clauses
 
 
-def _status_query(schema: tantivy.Schema, status: StatusFilter) -> tantivy.Query:
+def _status_query(schema: tantivy.Schema, status: StatusSelection) -> tantivy.Query:
     if status == "open" or status == "closed":
         return tantivy.Query.term_query(schema, s.IS_CLOSED, status == "closed")
     if isinstance(status, tuple | list):

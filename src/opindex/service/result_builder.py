@@ -19,12 +19,19 @@ from opindex.envelope import (
 )
 from opindex.record_builders import COMMENT_META
 from opindex.records import Record
-from opindex.search.analysis import AnalyzedText
-from opindex.search.document import FieldValue, SearchDocument
-from opindex.search.match import ContainmentMatcher, QueryMatcher, round_score
-from opindex.search.query import Query
-from opindex.search.rank import DEFAULT_MIN_SCORE, FieldMatch, Ranked
-from opindex.search.snippet import extract_snippet
+from opindex.search import (
+    DEFAULT_MIN_SCORE,
+    AnalyzedText,
+    ContainmentMatcher,
+    FieldMatch,
+    FieldValue,
+    Query,
+    QueryMatcher,
+    Ranked,
+    SearchDocument,
+    extract_snippet,
+    round_score,
+)
 
 AGENDA_FIELDS: tuple[str, ...] = ("agenda_title", "agenda_notes", "outcome_notes")
 """Meeting fields whose values point (``ref``) at an agenda item."""

@@ -19,11 +19,9 @@ from typing import TextIO
 from opindex.config import Config, load_config
 from opindex.demo.sandbox_process import running_sandbox
 from opindex.demo.tour import TOUR, StepOutcome, TourStep, run_tour
-from opindex.mcp.rendering import plural
-from opindex.sandbox.sample_corpus import sample_corpus_path
-from opindex.search.document import KINDS, Kind
-from opindex.service import Service
-from opindex.sync import SyncProgress, TerminalProgress, sync_tenant
+from opindex.mcp import plural
+from opindex.sandbox import sample_corpus_path
+from opindex.service import KINDS, Kind, Service, SyncProgress, TerminalProgress, sync_tenant
 
 DEMO_TENANT = "demo"
 DEMO_KEY = "key-admin"
@@ -141,8 +139,7 @@ async def _demo(
 
 
 async def _serve(config: Config, config_path: Path, options: DemoOptions, out: TextIO) -> None:
-    from opindex.mcp.server import ServerOptions, build_server
-    from opindex.mcp.serving import serve_http
+    from opindex.mcp import ServerOptions, build_server, serve_http
 
     server = build_server(config, ServerOptions(transport="http"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from opindex.envelope import SearchRequest
 from opindex.errors import InvalidArgumentError
-from opindex.index.filters import IndexFilters, StatusFilter
+from opindex.index import IndexFilters, StatusSelection
 
 WORK_PACKAGE_ONLY = ("status", "type_id", "assignee_id", "author_id")
 
@@ -41,7 +41,7 @@ def check_filters(request: SearchRequest) -> None:
 
 def index_filters(request: SearchRequest) -> IndexFilters:
     """The IndexFilters equivalent to the request's filters (call check_filters first)."""
-    status: StatusFilter | None
+    status: StatusSelection | None
     if request.status == "all":
         status = None
     elif request.status == "open" or request.status == "closed":

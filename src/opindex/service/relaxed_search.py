@@ -6,10 +6,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from opindex.search.query import Query, render_query
-from opindex.search.relax import RelaxationOutcome, Strategy
-from opindex.search.thesaurus import BUILTIN_THESAURUS
-from opindex.search.tokenize import token_texts
+from opindex.search import (
+    BUILTIN_THESAURUS,
+    Query,
+    RelaxationOutcome,
+    Strategy,
+    render_query,
+    token_texts,
+)
 
 Thesaurus = Mapping[str, tuple[str, ...]]
 

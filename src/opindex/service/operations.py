@@ -1,0 +1,32 @@
+"""Tenant operations for the edges besides search: reach the server, count webhooks.
+
+Sync, rebuild, status and verification are the syncer's own functions; the service
+exports them (``opindex.service``) so that the command line, the daemon, the webhook
+receiver and the demo reach every tenant operation through this one package.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from opindex.config import TenantConfig
+from opindex.openproject import ApiKeyCredential, OpenProjectClient, RetryPolicy, User
+from opindex.state import StateStore
+
+ONE_TRY = RetryPolicy(max_attempts=1)
+
+
+async def reach_tenant(tenant: TenantConfig) -> User:
+    """The account *tenant*'s credential signs in as, asked once without retries (a
+    diagnosis should name the first problem at once). Raises ``OpindexError``."""
+    credential = ApiKeyCredential(tenant.api_key.reveal(), tenant.auth)
+    async with OpenProjectClient(tenant.base_url, credential, retry=ONE_TRY) as client:
+        return await client.me()
+
+
+def count_webhook(data_dir: Path, tenant: str, outcome: str, now: datetime) -> None:
+    """Count one webhook delivery of *tenant* by *outcome* in its state database (shown by
+    ``opindex status``). Raises ``StateError``."""
+    with StateStore.for_tenant(data_dir, tenant) as state:
+        state.count_webhook(outcome, now)
