@@ -45,6 +45,7 @@ _EDGE = {"config", "envelope", "errors", "moments", "disclosure", "secret", "ser
 ALLOWED: dict[str, set[str]] = {
     **_BASE,
     "search": {"errors"},
+    "extract": {"errors"},
     "openproject": {"errors"},
     "state": {"errors", "moments"},
     "config": {"config_table", "errors", "secret", "state", "webhook_config"},
