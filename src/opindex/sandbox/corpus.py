@@ -228,18 +228,14 @@ class Corpus(CorpusRecord):
     meetings: Annotated[list[Meeting], BeforeValidator(_none_to_empty_list)] = Field(
         default_factory=list
     )
-    news: Annotated[list[News], BeforeValidator(_none_to_empty_list)] = Field(
-        default_factory=list
-    )
+    news: Annotated[list[News], BeforeValidator(_none_to_empty_list)] = Field(default_factory=list)
     documents: Annotated[list[Document], BeforeValidator(_none_to_empty_list)] = Field(
         default_factory=list
     )
     versions: Annotated[list[Version], BeforeValidator(_none_to_empty_list)] = Field(
         default_factory=list
     )
-    posts: Annotated[list[Post], BeforeValidator(_none_to_empty_list)] = Field(
-        default_factory=list
-    )
+    posts: Annotated[list[Post], BeforeValidator(_none_to_empty_list)] = Field(default_factory=list)
     attachments: Annotated[list[FileAttachment], BeforeValidator(_none_to_empty_list)] = Field(
         default_factory=list
     )
