@@ -31,31 +31,64 @@ def publications_corpus() -> dict[str, Any]:
         _news(4, 3, "Community meetup", "2026-01-15T09:00:00Z"),
     ]
     data["documents"] = [
-        {"id": 21, "project": 1, "title": "Architecture overview", "description": "Boxes.",
-         "createdAt": "2026-02-10T09:00:00Z"},
+        {
+            "id": 21,
+            "project": 1,
+            "title": "Architecture overview",
+            "description": "Boxes.",
+            "createdAt": "2026-02-10T09:00:00Z",
+        },
         {"id": 22, "project": PRIVATE, "title": "Pay policy", "createdAt": "2026-01-10T09:00:00Z"},
         {"id": 23, "project": 3, "title": "Code of conduct", "createdAt": "2026-03-10T09:00:00Z"},
     ]
     data["versions"] = [
-        {"id": 31, "project": 1, "name": "Sprint 12", "description": "Two weeks.",
-         "status": "open", "startDate": "2026-03-02", "endDate": "2026-03-13"},
+        {
+            "id": 31,
+            "project": 1,
+            "name": "Sprint 12",
+            "description": "Two weeks.",
+            "status": "open",
+            "startDate": "2026-03-02",
+            "endDate": "2026-03-13",
+        },
         {"id": 32, "project": PRIVATE, "name": "Hiring round 2", "status": "locked"},
-        {"id": 33, "project": PRIVATE, "name": "Company release", "sharing": "system",
-         "status": "closed"},
+        {
+            "id": 33,
+            "project": PRIVATE,
+            "name": "Company release",
+            "sharing": "system",
+            "status": "closed",
+        },
     ]
     data["posts"] = [
         {"id": 41, "project": 1, "subject": "Which editor do you use?", "author": 2},
         {"id": 42, "project": PRIVATE, "subject": "Referral bonus question", "author": 2},
     ]
     data["attachments"] = [
-        _file(51, "work_packages", 101, "contract.pdf",
-              {"format": "pdf", "text": f"Vendor contract\nThe {CONTRACT_PHRASE} (§ 7) applies."}),
-        _file(52, "wiki_pages", 7, "handbook.docx",
-              {"format": "docx", "text": "Handbook\nRestart the <queue> & the workers."}),
+        _file(
+            51,
+            "work_packages",
+            101,
+            "contract.pdf",
+            {"format": "pdf", "text": f"Vendor contract\nThe {CONTRACT_PHRASE} (§ 7) applies."},
+        ),
+        _file(
+            52,
+            "wiki_pages",
+            7,
+            "handbook.docx",
+            {"format": "docx", "text": "Handbook\nRestart the <queue> & the workers."},
+        ),
         _file(53, "work_packages", 201, "bands.txt", {"format": "text", "text": "Band A: ..."}),
         _file(54, "work_packages", 101, "huge.bin", {"format": "filler", "bytes": FILLER_BYTES}),
-        {"id": 55, "container": {"kind": "meetings", "id": 12}, "fileName": "logo.png",
-         "author": 1, "contentBase64": SMALL_PNG, "description": "The logo"},
+        {
+            "id": 55,
+            "container": {"kind": "meetings", "id": 12},
+            "fileName": "logo.png",
+            "author": 1,
+            "contentBase64": SMALL_PNG,
+            "description": "The logo",
+        },
         _file(56, "documents", 21, "diagram.pdf", {"format": "pdf", "text": "Diagram"}),
         _file(57, "posts", 41, "notes.txt", {"format": "text", "text": "Vim."}),
         _file(58, "posts", 42, "bonus.txt", {"format": "text", "text": "500 EUR."}),
