@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from functools import partial
 from datetime import timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from opindex.sandbox import corpus_vocabulary as vocab
