@@ -2,7 +2,12 @@
 
 python scripts/gen_corpus.py --work-packages 10000 --seed 7 --out bench-results/10k.json
 python scripts/gen_corpus.py --work-packages 100000 --vocabulary zipf --out bench-results/z.json
+python scripts/gen_corpus.py --work-packages 2000 --publications --out bench-results/p.json
 python scripts/gen_corpus.py --sample   # rewrite src/opindex/sandbox/data/sample_corpus.json
+
+News, documents, versions, forum posts and attachments are generated only when asked for
+(``--publications`` for proportional counts, or a count flag per kind), so corpora of the
+same size and seed keep their bytes.
 """
 
 from __future__ import annotations
@@ -13,9 +18,12 @@ import time
 from pathlib import Path
 
 from evallib.zipf_corpus import VOCABULARIES, write_generated
-from opindex.errors import OpindexError
+from opindex.errors import InvalidArgumentError, OpindexError
 from opindex.sandbox.corpus_gen import CorpusSize, write_corpus
+from opindex.sandbox.corpus_gen_publications import with_publications
 from opindex.sandbox.sample_corpus import build_sample_corpus, sample_corpus_path
+
+PUBLICATION_KINDS = ("news", "documents", "versions", "posts", "attachments")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -30,6 +38,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--projects", type=int, default=None, metavar="N", help="default: 3 + N / 2000, max 12"
     )
+    parser.add_argument(
+        "--publications",
+        action="store_true",
+        help="also generate news, documents, versions, posts and attachments (per project "
+        "3 news, 2 documents, 2 versions, 2 posts; attachments on 1 in 10 work packages or "
+        "wiki pages, small PDF/DOCX/text files)",
+    )
+    for kind in PUBLICATION_KINDS:
+        parser.add_argument(
+            f"--{kind}", type=int, default=None, metavar="N", help=f"number of {kind}"
+        )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--vocabulary",
@@ -64,6 +83,13 @@ def main(argv: list[str] | None = None) -> int:
                 meetings=args.meetings,
                 projects=args.projects,
             )
+            counts_given = {kind: getattr(args, kind) for kind in PUBLICATION_KINDS}
+            if args.publications or any(n is not None for n in counts_given.values()):
+                if any(n is not None and n < 0 for n in counts_given.values()):
+                    raise InvalidArgumentError("record counts must not be negative")
+                if not args.publications:  # only the kinds named on the command line
+                    counts_given = {k: n or 0 for k, n in counts_given.items()}
+                size = with_publications(size, **counts_given)
             out = args.out
             out.parent.mkdir(parents=True, exist_ok=True)
             # Record by record: a 1M-document corpus never sits in memory whole.

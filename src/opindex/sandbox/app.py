@@ -9,7 +9,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from opindex.errors import OpenProjectError
-from opindex.sandbox import control, routes_core, routes_meetings, routes_wiki, routes_work_packages
+from opindex.sandbox import (
+    control,
+    routes_attachments,
+    routes_core,
+    routes_meetings,
+    routes_publications,
+    routes_wiki,
+    routes_work_packages,
+)
 from opindex.sandbox.app_state import SandboxState
 from opindex.sandbox.auth import www_authenticate
 from opindex.sandbox.corpus import Corpus
@@ -58,6 +66,8 @@ def create_app(corpus: Corpus, options: SandboxOptions) -> Starlette:
         *routes_work_packages.ROUTES,
         *routes_wiki.routes(options),
         *routes_meetings.routes(options),
+        *routes_publications.ROUTES,
+        *routes_attachments.ROUTES,
     ]
     app = Starlette(
         routes=routes,

@@ -2,53 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from datetime import date
+from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BeforeValidator, Field
 
-# Timestamps a corpus leaves out default to this instant, so loading stays deterministic.
-CORPUS_TIME = datetime(2026, 1, 1, 0, 0, tzinfo=UTC)
+from opindex.sandbox.corpus_base import CORPUS_TIME as CORPUS_TIME
+from opindex.sandbox.corpus_base import CorpusRecord as CorpusRecord
+from opindex.sandbox.corpus_base import Flag, IdList, TextList, none_to_empty_list, one_of
+from opindex.sandbox.corpus_base import Stamped as Stamped
+from opindex.sandbox.corpus_base import Timestamp as Timestamp
+from opindex.sandbox.corpus_files import FileAttachment as FileAttachment
 
 MEETING_STATES = ("open", "draft", "in_progress", "cancelled", "closed")
-
-
-def _none_to_empty_list(value: Any) -> Any:
-    return [] if value is None else value
-
-
-def _none_to_false(value: Any) -> Any:
-    return False if value is None else value
-
-
-def _as_utc(value: datetime) -> datetime:
-    """Naive timestamps are read as UTC; every stored timestamp is timezone-aware."""
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
-
-
-Timestamp = Annotated[datetime, AfterValidator(_as_utc)]
-IdList = Annotated[list[int], BeforeValidator(_none_to_empty_list)]
-TextList = Annotated[list[str], BeforeValidator(_none_to_empty_list)]
-Flag = Annotated[bool, BeforeValidator(_none_to_false)]
-
-
-class CorpusRecord(BaseModel):
-    """Common configuration: unknown keys are ignored, corpus keys are camelCase aliases."""
-
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, frozen=True)
-
-    def to_corpus_json(self) -> dict[str, Any]:
-        """The record as it would appear in a corpus file."""
-        return self.model_dump(mode="json", by_alias=True)
-
-
-class Stamped(CorpusRecord):
-    """A record with creation and change timestamps."""
-
-    created_at: Timestamp = Field(default=CORPUS_TIME, alias="createdAt")
-    updated_at: Timestamp = Field(default=CORPUS_TIME, alias="updatedAt")
+_none_to_empty_list = none_to_empty_list
 
 
 class User(Stamped):
@@ -71,6 +38,7 @@ class Project(Stamped):
     public: Flag = False
     members: IdList = Field(default_factory=list)
     description: str | None = None
+    status_explanation: str | None = Field(default=None, alias="statusExplanation")
 
 
 class Status(CorpusRecord):
@@ -196,6 +164,52 @@ class Meeting(Stamped):
     )
 
 
+class News(Stamped):
+    """A news item of a project (the API renders no ``updatedAt`` for news)."""
+
+    id: int = Field(gt=0)
+    project: int
+    title: str
+    summary: str = ""
+    description: str | None = None
+    author: int
+
+
+class Document(Stamped):
+    """A document of a project (title, description and attachments)."""
+
+    id: int = Field(gt=0)
+    project: int
+    title: str
+    description: str | None = None
+
+
+VERSION_STATUSES = ("open", "locked", "closed")
+VERSION_SHARINGS = ("none", "descendants", "hierarchy", "tree", "system")
+
+
+class Version(Stamped):
+    """A version defined by ``project``; ``sharing: system`` makes it visible everywhere."""
+
+    id: int = Field(gt=0)
+    project: int
+    name: str
+    description: str | None = None
+    status: Annotated[str, one_of(VERSION_STATUSES)] = "open"
+    sharing: Annotated[str, one_of(VERSION_SHARINGS)] = "none"
+    start_date: date | None = Field(default=None, alias="startDate")
+    end_date: date | None = Field(default=None, alias="endDate")
+
+
+class Post(Stamped):
+    """A forum post (message) of a project; the API shows its subject only."""
+
+    id: int = Field(gt=0)
+    project: int
+    subject: str
+    author: int | None = None
+
+
 class Corpus(CorpusRecord):
     """A whole corpus file. Cross-record rules are checked in ``corpus_check``."""
 
@@ -214,14 +228,50 @@ class Corpus(CorpusRecord):
     meetings: Annotated[list[Meeting], BeforeValidator(_none_to_empty_list)] = Field(
         default_factory=list
     )
+    news: Annotated[list[News], BeforeValidator(_none_to_empty_list)] = Field(default_factory=list)
+    documents: Annotated[list[Document], BeforeValidator(_none_to_empty_list)] = Field(
+        default_factory=list
+    )
+    versions: Annotated[list[Version], BeforeValidator(_none_to_empty_list)] = Field(
+        default_factory=list
+    )
+    posts: Annotated[list[Post], BeforeValidator(_none_to_empty_list)] = Field(default_factory=list)
+    attachments: Annotated[list[FileAttachment], BeforeValidator(_none_to_empty_list)] = Field(
+        default_factory=list
+    )
 
 
 # Record kinds the control endpoint ``/_sandbox/mutate`` can change.
-MutableKind = Literal["work_packages", "wiki_pages", "meetings", "projects"]
-MUTABLE_KINDS: tuple[MutableKind, ...] = ("work_packages", "wiki_pages", "meetings", "projects")
+MutableKind = Literal[
+    "work_packages",
+    "wiki_pages",
+    "meetings",
+    "projects",
+    "news",
+    "documents",
+    "versions",
+    "posts",
+    "attachments",
+]
+MUTABLE_KINDS: tuple[MutableKind, ...] = (
+    "work_packages",
+    "wiki_pages",
+    "meetings",
+    "projects",
+    "news",
+    "documents",
+    "versions",
+    "posts",
+    "attachments",
+)
 RECORD_MODELS: dict[MutableKind, type[Stamped]] = {
     "work_packages": WorkPackage,
     "wiki_pages": WikiPage,
     "meetings": Meeting,
     "projects": Project,
+    "news": News,
+    "documents": Document,
+    "versions": Version,
+    "posts": Post,
+    "attachments": FileAttachment,
 }

@@ -14,8 +14,13 @@ from pydantic import ValidationError
 from opindex.errors import CorpusError
 from opindex.sandbox.corpus import (
     Corpus,
+    Document,
+    FileAttachment,
     Meeting,
+    News,
+    Post,
     Project,
+    Version,
     WikiPage,
     WorkPackage,
 )
@@ -111,6 +116,12 @@ def corpus_problems(corpus: Corpus) -> list[str]:
     problems += _duplicates("work_packages", (w.id for w in corpus.work_packages))
     problems += _duplicates("wiki_pages", (w.id for w in corpus.wiki_pages))
     problems += _duplicates("meetings", (m.id for m in corpus.meetings))
+    problems += _duplicates("news", (n.id for n in corpus.news))
+    problems += _duplicates("documents", (d.id for d in corpus.documents))
+    problems += _duplicates("versions", (v.id for v in corpus.versions))
+    problems += _duplicates("posts", (p.id for p in corpus.posts))
+    embedded = [a.id for w in corpus.work_packages for a in w.attachments]
+    problems += _duplicates("attachments", [*embedded, *(a.id for a in corpus.attachments)])
     problems += _duplicates(
         "activities", (a.id for w in corpus.work_packages for a in w.activities)
     )
@@ -144,6 +155,23 @@ def corpus_problems(corpus: Corpus) -> list[str]:
         problems += refs.wiki_page_problems(page)
     for meeting in corpus.meetings:
         problems += refs.meeting_problems(meeting)
+    for kind, records in (
+        ("news", corpus.news),
+        ("documents", corpus.documents),
+        ("versions", corpus.versions),
+        ("posts", corpus.posts),
+    ):
+        for record in records:
+            problems += refs.project_content_problems(kind, record)
+    containers = {
+        "work_packages": {w.id for w in corpus.work_packages},
+        "wiki_pages": {w.id for w in corpus.wiki_pages},
+        "meetings": {m.id for m in corpus.meetings},
+        "documents": {d.id for d in corpus.documents},
+        "posts": {p.id for p in corpus.posts},
+    }
+    for attachment in corpus.attachments:
+        problems += refs.attachment_problems(attachment, containers)
     return problems
 
 
@@ -205,4 +233,25 @@ class References:
                 problems += self._user(
                     f"{item_label} outcome {outcome.id}", "author user", outcome.author
                 )
+        return problems
+
+    def project_content_problems(
+        self, kind: str, record: News | Document | Version | Post
+    ) -> list[str]:
+        """News, documents, versions and posts: their project and author must exist."""
+        label = f"{kind} id {record.id}"
+        problems = self._project(label, record.project)
+        if isinstance(record, News | Post):
+            problems += self._user(label, "author user", record.author)
+        return problems
+
+    def attachment_problems(
+        self, attachment: FileAttachment, containers: Mapping[str, set[int]]
+    ) -> list[str]:
+        """The container and the author of an attachment must exist."""
+        label = f"attachments id {attachment.id}"
+        problems = self._user(label, "author user", attachment.author)
+        kind, container_id = attachment.container.kind, attachment.container.id
+        if container_id not in containers[kind]:
+            problems.append(f"{label}: container {kind} {container_id} does not exist")
         return problems

@@ -14,6 +14,7 @@ from typing import Any
 
 from opindex.errors import InvalidArgumentError
 from opindex.sandbox import corpus_vocabulary as vocab
+from opindex.sandbox.corpus_gen_publications import publication_sections
 from opindex.sandbox.corpus_text import TextFiller, wiki_body
 
 ADMIN_KEY = "key-admin"  # user 1, an administrator: sees every project and internal comment
@@ -39,6 +40,13 @@ class CorpusSize:
     wiki_pages: int
     meetings: int
     projects: int
+    # Optional kinds (``corpus_gen_publications``); none unless asked for, so corpora
+    # generated before they existed keep their bytes.
+    news: int = 0
+    documents: int = 0
+    versions: int = 0
+    posts: int = 0
+    attachments: int = 0
 
     @classmethod
     def proportional(
@@ -85,6 +93,8 @@ class _Generator:
         self.next_activity_id = 1
         self.next_item_id = 1
         self.next_outcome_id = 1
+        self.wp_projects: list[int] = []  # project of work package i + 1
+        self.wiki_projects: list[tuple[int, int]] = []  # (wiki page id, project)
 
     # --- people and projects ------------------------------------------------------------
 
@@ -182,6 +192,7 @@ class _Generator:
             moment += timedelta(minutes=rng.randint(20, 60 * 24 * 9))
             activities.append(self.make_activity(people, moment))
         updated = moment + timedelta(minutes=rng.randint(0, 90))
+        self.wp_projects.append(project["id"])
         return {
             "id": wp_id,
             "project": project["id"],
@@ -241,6 +252,7 @@ class _Generator:
         title = self.text.fill(rng.choice(vocab.WIKI_TITLES))
         created = self.moment(EPOCH, HISTORY_DAYS)
         updated = created + timedelta(hours=rng.randint(0, 24 * 90))
+        self.wiki_projects.append((page_id, project["id"]))
         return {
             "id": page_id,
             "project": project["id"],
@@ -345,6 +357,7 @@ class _Generator:
         yield "work_packages", map(self.make_work_package, range(1, self.size.work_packages + 1))
         yield "wiki_pages", map(self.make_wiki_page, self.wiki_ids())
         yield "meetings", map(self.make_meeting, range(1, self.size.meetings + 1))
+        yield from publication_sections(self)
 
     def corpus(self) -> dict[str, Any]:
         return {
@@ -402,17 +415,18 @@ def write_generated_corpus(
     generator = _Generator(size, seed, filler)
     with path.open("w", encoding="utf-8", newline="\n") as out:
         out.write("{")
-        for key, value in generator.sections():
-            tail = "" if key == "meetings" else ","
+        for position, (key, value) in enumerate(generator.sections()):
+            if position:
+                out.write(",")
             rows = iter(value) if isinstance(value, list | map) else None
             first = next(rows, None) if rows is not None else None
             if rows is None or first is None:
                 whole = [] if isinstance(value, map) else value
-                out.write(f"\n  {json.dumps(key)}: {json.dumps(whole, ensure_ascii=False)}{tail}")
+                out.write(f"\n  {json.dumps(key)}: {json.dumps(whole, ensure_ascii=False)}")
                 continue
             out.write(f"\n  {json.dumps(key)}: [\n    {json.dumps(first, ensure_ascii=False)}")
             for row in rows:
                 out.write(f",\n    {json.dumps(row, ensure_ascii=False)}")
-            out.write(f"\n  ]{tail}")
+            out.write("\n  ]")
         out.write("\n}\n")
     return path.stat().st_size

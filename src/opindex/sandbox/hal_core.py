@@ -126,6 +126,7 @@ def project_resource(project: Project) -> Json:
         "active": project.active,
         "public": project.public,
         "description": formattable(project.description),
+        "statusExplanation": formattable(project.status_explanation),
         "createdAt": timestamp(project.created_at),
         "updatedAt": timestamp(project.updated_at),
         "_links": {

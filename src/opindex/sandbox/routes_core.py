@@ -50,6 +50,7 @@ PROJECT_SELECTABLE = (
     "active",
     "public",
     "description",
+    "statusExplanation",
     "createdAt",
     "updatedAt",
     "self",

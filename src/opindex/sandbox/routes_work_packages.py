@@ -20,6 +20,7 @@ from opindex.sandbox.hal_core import (
     paginated_collection,
     unpaginated_collection,
 )
+from opindex.sandbox.hal_publications import attachment_resource
 from opindex.sandbox.query_params import (
     apply_select,
     parse_paging,
@@ -129,7 +130,8 @@ async def work_package_relations(request: Request) -> Response:
 
 
 async def work_package_attachments(request: Request) -> Response:
-    """The files attached to the work package (names and sizes)."""
+    """The files attached to the work package: those listed inside the work package record
+    (names and sizes only), then those of the corpus's ``attachments`` (full resources)."""
     state, user = authenticate(request)
     work_package = state.store.visible_work_package(user, request.path_params["wp_id"])
     base = f"{API}/work_packages/{work_package.id}"
@@ -146,6 +148,10 @@ async def work_package_attachments(request: Request) -> Response:
             },
         }
         for attachment in work_package.attachments
+    ]
+    elements += [
+        attachment_resource(state.store, attachment)
+        for attachment in state.store.attachments_of("work_packages", work_package.id)
     ]
     return hal_response(unpaginated_collection(f"{base}/attachments", elements))
 

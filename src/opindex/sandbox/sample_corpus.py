@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from opindex.sandbox import sample_curated as curated
+from opindex.sandbox import sample_publications as publications
 from opindex.sandbox.corpus_gen import CorpusSize, ascii_login, generate_corpus
 
 SAMPLE_CORPUS = "sample_corpus.json"
@@ -74,5 +75,14 @@ def build_sample_corpus() -> dict[str, Any]:
     corpus["work_packages"].extend(copy.deepcopy(curated.WORK_PACKAGES))
     corpus["wiki_pages"].extend(copy.deepcopy(curated.WIKI_PAGES))
     corpus["meetings"].extend(copy.deepcopy(curated.MEETINGS))
+    for project in corpus["projects"]:
+        explanation = publications.STATUS_EXPLANATIONS.get(project["id"])
+        if explanation is not None:
+            project["statusExplanation"] = explanation
+    corpus["news"] = copy.deepcopy(publications.NEWS)
+    corpus["documents"] = copy.deepcopy(publications.DOCUMENTS)
+    corpus["versions"] = copy.deepcopy(publications.VERSIONS)
+    corpus["posts"] = copy.deepcopy(publications.POSTS)
+    corpus["attachments"] = copy.deepcopy(publications.ATTACHMENTS)
     corpus["stories"] = copy.deepcopy(curated.STORIES)
     return corpus

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -11,17 +11,23 @@ from opindex.errors import CorpusError, NotFoundError
 from opindex.sandbox.corpus import (
     RECORD_MODELS,
     Corpus,
+    Document,
+    FileAttachment,
     Meeting,
     MutableKind,
+    News,
+    Post,
     Project,
     Stamped,
     Status,
     User,
+    Version,
     WikiPage,
     WorkPackage,
     WorkPackageType,
 )
 from opindex.sandbox.corpus_check import References, describe_validation_error
+from opindex.sandbox.file_content import AttachmentFiles
 
 
 def now_utc() -> datetime:
@@ -42,6 +48,12 @@ class SandboxStore:
         self.work_packages: dict[int, WorkPackage] = {w.id: w for w in corpus.work_packages}
         self.wiki_pages: dict[int, WikiPage] = {w.id: w for w in corpus.wiki_pages}
         self.meetings: dict[int, Meeting] = {m.id: m for m in corpus.meetings}
+        self.news: dict[int, News] = {n.id: n for n in corpus.news}
+        self.documents: dict[int, Document] = {d.id: d for d in corpus.documents}
+        self.versions: dict[int, Version] = {v.id: v for v in corpus.versions}
+        self.posts: dict[int, Post] = {p.id: p for p in corpus.posts}
+        self.attachments: dict[int, FileAttachment] = {a.id: a for a in corpus.attachments}
+        self.files = AttachmentFiles()
         self.generation = 0
         self._visibility_cache: dict[tuple[int, int, bool], frozenset[int]] = {}
 
@@ -103,6 +115,62 @@ class SandboxStore:
             raise not_found()
         return meeting
 
+    def visible_news(self, user: User, news_id: int) -> News:
+        """The news item, or ``NotFoundError`` if absent or invisible."""
+        return _visible(self.news.get(news_id), self.content_projects(user))
+
+    def visible_document(self, user: User, document_id: int) -> Document:
+        """The document, or ``NotFoundError`` if absent or invisible."""
+        return _visible(self.documents.get(document_id), self.content_projects(user))
+
+    def visible_post(self, user: User, post_id: int) -> Post:
+        """The forum post, or ``NotFoundError`` if absent or invisible."""
+        return _visible(self.posts.get(post_id), self.content_projects(user))
+
+    def sees_version(self, user: User, version: Version) -> bool:
+        """Versions shared system-wide are seen by everyone (who sees any project's
+        content); others only with their defining project's content."""
+        content = self.content_projects(user)
+        return version.project in content or (version.sharing == "system" and bool(content))
+
+    def visible_version(self, user: User, version_id: int) -> Version:
+        """The version, or ``NotFoundError`` if absent or invisible."""
+        version = self.versions.get(version_id)
+        if version is None or not self.sees_version(user, version):
+            raise not_found()
+        return version
+
+    def container_project(self, kind: str, container_id: int) -> int | None:
+        """The project of an attachment container, ``None`` if the container is missing."""
+        tables: dict[str, dict[int, Any]] = {
+            "work_packages": self.work_packages,
+            "wiki_pages": self.wiki_pages,
+            "meetings": self.meetings,
+            "documents": self.documents,
+            "posts": self.posts,
+        }
+        container = tables[kind].get(container_id)
+        return None if container is None else int(container.project)
+
+    def visible_attachment(self, user: User, attachment_id: int) -> FileAttachment:
+        """The attachment if its container is visible, else ``NotFoundError``."""
+        attachment = self.attachments.get(attachment_id)
+        if attachment is None:
+            raise not_found()
+        project = self.container_project(attachment.container.kind, attachment.container.id)
+        if project is None or project not in self.content_projects(user):
+            raise not_found()
+        return attachment
+
+    def attachments_of(self, kind: str, container_id: int) -> list[FileAttachment]:
+        """The attachments of one container, by id (the caller checked its visibility)."""
+        found = [
+            a
+            for a in self.attachments.values()
+            if a.container.kind == kind and a.container.id == container_id
+        ]
+        return sorted(found, key=lambda a: a.id)
+
     def visible_project(self, user: User, project_id: int) -> Project:
         """The project, or ``NotFoundError`` if absent or invisible."""
         project = self.projects.get(project_id)
@@ -118,6 +186,11 @@ class SandboxStore:
             "wiki_pages": self.wiki_pages,
             "meetings": self.meetings,
             "projects": self.projects,
+            "news": self.news,
+            "documents": self.documents,
+            "versions": self.versions,
+            "posts": self.posts,
+            "attachments": self.attachments,
         }
         return tables[kind]
 
@@ -159,6 +232,8 @@ class SandboxStore:
         if problems:
             raise CorpusError(problems[0])
         table[record_id] = parsed
+        if kind == "attachments":
+            self.files.forget(record_id)
         self.generation += 1
         return parsed
 
@@ -171,10 +246,30 @@ class SandboxStore:
             )
         del table[record_id]
         if kind == "projects":
-            for content in (self.work_packages, self.wiki_pages, self.meetings):
+            contents: tuple[dict[int, Any], ...] = (
+                self.work_packages,
+                self.wiki_pages,
+                self.meetings,
+                self.news,
+                self.documents,
+                self.versions,
+                self.posts,
+            )
+            for content in contents:
                 doomed = [key for key, value in content.items() if value.project == record_id]
                 for key in doomed:
                     del content[key]
+        # Attachments go with their container, as in OpenProject.
+        orphans = [
+            a.id
+            for a in self.attachments.values()
+            if self.container_project(a.container.kind, a.container.id) is None
+        ]
+        for orphan in orphans:
+            del self.attachments[orphan]
+            self.files.forget(orphan)
+        if kind == "attachments":
+            self.files.forget(record_id)
         self.generation += 1
 
     def _reference_problems(self, kind: MutableKind, record: Stamped) -> list[str]:
@@ -184,6 +279,17 @@ class SandboxStore:
             statuses=set(self.statuses),
             types=set(self.types),
         )
+        if isinstance(record, News | Document | Version | Post):
+            return refs.project_content_problems(kind, record)
+        if isinstance(record, FileAttachment):
+            problems = refs.attachment_problems(record, self._container_ids())
+            embedded = {a.id for wp in self.work_packages.values() for a in wp.attachments}
+            if record.id in embedded:
+                problems.append(
+                    f"attachments id {record.id}: the id is taken by an attachment listed "
+                    "inside a work package"
+                )
+            return problems
         if isinstance(record, WorkPackage):
             problems = refs.work_package_problems(record)
             taken = {
@@ -228,6 +334,24 @@ class SandboxStore:
                 )
             return problems
         raise CorpusError(f"{kind}: records of this kind cannot be changed")
+
+    def _container_ids(self) -> dict[str, set[int]]:
+        return {
+            "work_packages": set(self.work_packages),
+            "wiki_pages": set(self.wiki_pages),
+            "meetings": set(self.meetings),
+            "documents": set(self.documents),
+            "posts": set(self.posts),
+        }
+
+
+ProjectContent = TypeVar("ProjectContent", News, Document, Post)
+
+
+def _visible(record: ProjectContent | None, content_projects: frozenset[int]) -> ProjectContent:
+    if record is None or record.project not in content_projects:
+        raise not_found()
+    return record
 
 
 def _stamp_children(children: Any, stamp: str) -> None:
