@@ -55,7 +55,8 @@ ALLOWED: dict[str, set[str]] = {
     "index": {"errors", "records", "search"},
     "live": {"envelope", "errors", "openproject", "record_builders", "records", "search"},
     "sync": {
-        *{"config", "disclosure", "envelope", "errors", "index", "lazy_names", "moments"},
+        *{"config", "disclosure", "envelope", "errors", "extract", "index", "lazy_names"},
+        "moments",
         "openproject",
         *{"record_builders", "records", "search", "state"},
     },

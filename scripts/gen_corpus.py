@@ -19,8 +19,7 @@ from pathlib import Path
 
 from evallib.zipf_corpus import VOCABULARIES, write_generated
 from opindex.errors import InvalidArgumentError, OpindexError
-from opindex.sandbox.corpus_gen import CorpusSize, write_corpus
-from opindex.sandbox.corpus_gen_publications import with_publications
+from opindex.sandbox.corpus_gen import CorpusSize, with_publications, write_corpus
 from opindex.sandbox.sample_corpus import build_sample_corpus, sample_corpus_path
 
 PUBLICATION_KINDS = ("news", "documents", "versions", "posts", "attachments")

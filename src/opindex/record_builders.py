@@ -6,11 +6,24 @@ SearchDocument, so a scorer can tell "empty" (an empty tuple) from "unknown" (ab
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Sequence
 from datetime import datetime
 
-from opindex.openproject import Activity, AgendaItem, Meeting, Ref, WikiPage, WorkPackage
+from opindex.openproject import (
+    Activity,
+    AgendaItem,
+    Attachment,
+    Document,
+    Meeting,
+    News,
+    Project,
+    Ref,
+    Version,
+    WikiPage,
+    WorkPackage,
+)
 from opindex.records import AttributeValue, Record
 from opindex.search import FieldValue, SearchDocument
 
@@ -155,6 +168,125 @@ def meeting_record(meeting: Meeting, agenda_items: Sequence[AgendaItem] | None) 
         updated_at=meeting.updated_at,
         attributes=attributes,
     )
+
+
+def news_record(news: News) -> Record:
+    """A news item: ``title``, ``summary``, ``description``."""
+    fields = {
+        "title": _text(news.title),
+        "summary": _text(news.summary),
+        "description": _text(news.description),
+    }
+    return Record(
+        document=SearchDocument(kind="news", id=news.id, fields=fields),
+        title=news.title,
+        project_id=_ref_id(news.project),
+        project_name=_ref_name(news.project),
+        updated_at=news.updated_at or news.created_at,
+        attributes={"author_id": _ref_id(news.author), "author_name": _ref_name(news.author)},
+    )
+
+
+def document_record(document: Document) -> Record:
+    """A document: ``title`` and ``description``."""
+    fields = {"title": _text(document.title), "description": _text(document.description)}
+    return Record(
+        document=SearchDocument(kind="document", id=document.id, fields=fields),
+        title=document.title,
+        project_id=_ref_id(document.project),
+        project_name=_ref_name(document.project),
+        updated_at=document.updated_at or document.created_at,
+    )
+
+
+def project_record(project: Project) -> Record:
+    """A project: ``name``, ``identifier``, ``description``, ``status_explanation``; its
+    own id is its project."""
+    fields = {
+        "name": _text(project.name),
+        "identifier": _text(project.identifier),
+        "description": _text(project.description),
+        "status_explanation": _text(project.status_explanation),
+    }
+    return Record(
+        document=SearchDocument(kind="project", id=project.id, fields=fields),
+        title=project.name,
+        project_id=project.id,
+        project_name=project.name,
+        updated_at=project.updated_at,
+        attributes={"identifier": project.identifier, "active": project.active},
+    )
+
+
+def version_record(version: Version) -> Record:
+    """A version: ``name`` and ``description``, in its defining project."""
+    fields = {"name": _text(version.name), "description": _text(version.description)}
+    return Record(
+        document=SearchDocument(kind="version", id=version.id, fields=fields),
+        title=version.name,
+        project_id=_ref_id(version.defining_project),
+        project_name=_ref_name(version.defining_project),
+        updated_at=version.updated_at,
+        attributes={"status": version.status},
+    )
+
+
+def attachment_record(
+    attachment: Attachment,
+    content: str | None,
+    *,
+    container: Record,
+    extraction: str,
+) -> Record:
+    """An attached file: ``file_name``, ``description`` and, when its text was extracted,
+    ``content``. It belongs to its *container*'s project; *extraction* says how the text
+    was read (``extracted``, ``truncated``, ``skipped: too_large`` …)."""
+    fields: dict[str, Values] = {
+        "file_name": _text(attachment.file_name),
+        "description": _text(attachment.description),
+    }
+    if content is not None:
+        fields["content"] = _text(content)
+    return Record(
+        document=SearchDocument(kind="attachment", id=attachment.id, fields=fields),
+        title=attachment.file_name,
+        project_id=container.project_id,
+        project_name=container.project_name,
+        updated_at=attachment.created_at,
+        attributes={
+            "container_kind": container.document.kind,
+            "container_id": container.id,
+            "container_title": container.title,
+            "content_type": attachment.content_type,
+            "file_size": attachment.file_size,
+            "digest": attachment.digest,
+            "extraction": extraction,
+            "author_name": _ref_name(attachment.author),
+        },
+    )
+
+
+ATTACHMENT_META = "attachment_meta"
+"""The attribute of a container naming its attached files (JSON: id → file name)."""
+
+
+def with_attachments(container: Record, attachments: Sequence[Record]) -> Record:
+    """*container* with the text of its *attachments* as its ``attachments`` field (one
+    value per file with text, ref = attachment id) and their names in ``attachment_meta``."""
+    values = tuple(
+        FieldValue(value.text, ref=attachment.id)
+        for attachment in sorted(attachments, key=lambda a: a.id)
+        for value in attachment.document.fields.get("content", ())
+        if value.text.strip()
+    )
+    fields = {**container.document.fields, "attachments": values}
+    names = {str(a.id): a.title for a in sorted(attachments, key=lambda a: a.id)}
+    attributes = {
+        **container.attributes,
+        ATTACHMENT_META: json.dumps(names, ensure_ascii=False, separators=(",", ":")),
+    }
+    document = dataclasses.replace(container.document, fields=fields)
+    return dataclasses.replace(container, document=document, attributes=attributes)
 
 
 def _text(value: str | None) -> Values:

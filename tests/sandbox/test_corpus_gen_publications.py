@@ -10,9 +10,9 @@ from opindex.sandbox.corpus_gen import (
     CorpusSize,
     corpus_bytes,
     generate_corpus,
+    with_publications,
     write_generated_corpus,
 )
-from opindex.sandbox.corpus_gen_publications import with_publications
 
 NEW_KINDS = ("news", "documents", "versions", "posts", "attachments")
 

@@ -17,9 +17,17 @@ from opindex.openproject.capabilities import (
     stored_capabilities,
 )
 from opindex.openproject.client import OpenProjectClient, is_anonymous
+from opindex.openproject.content_resources import (
+    CONTAINER_PATHS,
+    Attachment,
+    ContainerKind,
+    Document,
+    News,
+    Version,
+)
 from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
 from opindex.openproject.hal import Ref, href_id
-from opindex.openproject.http_session import normalize_base_url
+from opindex.openproject.http_session import Download, normalize_base_url
 from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
 from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import Page, PagedQuery
@@ -27,13 +35,19 @@ from opindex.openproject.query import Filter, SortBy, equals, iso_utc, updated_s
 from opindex.openproject.retry import NO_RETRY, RetryPolicy
 
 __all__ = [
+    "CONTAINER_PATHS",
     "NO_RETRY",
     "Activity",
     "AgendaItem",
     "ApiKeyCredential",
+    "Attachment",
     "AuthScheme",
+    "ContainerKind",
+    "Document",
+    "Download",
     "Filter",
     "Meeting",
+    "News",
     "OpenProjectClient",
     "OutageMemory",
     "Outcome",
@@ -47,6 +61,7 @@ __all__ = [
     "SortBy",
     "Status",
     "User",
+    "Version",
     "WikiPage",
     "WorkPackage",
     "closed_status_ids",

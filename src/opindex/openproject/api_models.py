@@ -91,6 +91,7 @@ class Project(ApiModel):
     active: bool | None = None
     public: bool | None = None
     description: str | None = None
+    status_explanation: str | None = None
     parent: Ref | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
@@ -105,6 +106,7 @@ class Project(ApiModel):
             "active": optional_bool(data.get("active")),
             "public": optional_bool(data.get("public")),
             "description": formattable_raw(data.get("description")),
+            "status_explanation": formattable_raw(data.get("statusExplanation")),
             "parent": ref(data, "parent"),
             **timestamps(data),
         }
@@ -246,25 +248,6 @@ class Relation(ApiModel):
             "reverse_type": optional_str(data.get("reverseType")) or "",
             "from_wp": ref(data, "from"),
             "to_wp": ref(data, "to"),
-        }
-        return build(cls, values, data)
-
-
-class Attachment(ApiModel):
-    """A file attached to a resource (``GET /work_packages/{id}/attachments``)."""
-
-    id: int = Field(gt=0)
-    file_name: str = ""
-    file_size: int | None = None
-
-    @classmethod
-    def from_hal(cls, data: Mapping[str, Any]) -> Self:
-        """Parse an ``Attachment`` resource."""
-        size = data.get("fileSize")
-        values = {
-            "id": data.get("id"),
-            "file_name": optional_str(data.get("fileName")) or "",
-            "file_size": size if isinstance(size, int) and not isinstance(size, bool) else None,
         }
         return build(cls, values, data)
 

@@ -7,14 +7,13 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Self
+from typing import IO, Any, Self
 
 import httpx
 
 from opindex.errors import AuthenticationError, InvalidArgumentError, NotFoundError
 from opindex.openproject.api_models import (
     Activity,
-    Attachment,
     Project,
     Relation,
     Status,
@@ -23,9 +22,17 @@ from opindex.openproject.api_models import (
     WorkPackage,
     WorkPackageType,
 )
+from opindex.openproject.content_resources import (
+    CONTAINER_PATHS,
+    Attachment,
+    ContainerKind,
+    Document,
+    News,
+    Version,
+)
 from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
 from opindex.openproject.hal import embedded_elements
-from opindex.openproject.http_session import ApiSession, JsonObject, Sleep
+from opindex.openproject.http_session import ApiSession, Download, JsonObject, Sleep
 from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
 from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import PagedQuery, Parse, T
@@ -282,8 +289,37 @@ class OpenProjectClient:
 
     async def work_package_attachments(self, work_package_id: int) -> list[Attachment]:
         """The files attached to a work package."""
-        path = f"{API}/work_packages/{_positive(work_package_id)}/attachments"
+        return await self.attachments("work_package", work_package_id)
+
+    # --- news, documents, versions, attachments --------------------------------------
+
+    def news(self, page_size: int = DEFAULT_PAGE_SIZE) -> PagedQuery[News]:
+        """Every visible news item (``GET /api/v3/news``), by id."""
+        params = {"sortBy": sort_by_json(BY_ID)}
+        return self.paged(f"{API}/news", News.from_hal, params, page_size)
+
+    def documents(self, page_size: int = DEFAULT_PAGE_SIZE) -> PagedQuery[Document]:
+        """Every visible document (``GET /api/v3/documents``), by id."""
+        params = {"sortBy": sort_by_json(BY_ID)}
+        return self.paged(f"{API}/documents", Document.from_hal, params, page_size)
+
+    def versions(self, page_size: int = DEFAULT_PAGE_SIZE) -> PagedQuery[Version]:
+        """Every version the account can see (``GET /api/v3/versions``)."""
+        return self.paged(f"{API}/versions", Version.from_hal, page_size=page_size)
+
+    async def attachments(self, kind: ContainerKind, container_id: int) -> list[Attachment]:
+        """The files attached to one record (``GET /api/v3/{kind}/{id}/attachments``)."""
+        path = f"{API}/{CONTAINER_PATHS[kind]}/{_positive(container_id)}/attachments"
         return await self.paged(path, Attachment.from_hal, page_size=None).collect()
+
+    async def download_attachment(
+        self, attachment_id: int, sink: IO[bytes], max_bytes: int
+    ) -> Download:
+        """The file of one attachment into *sink*, at most *max_bytes* (see
+        ``ApiSession.download``)."""
+        await self.ensure_identity()
+        path = f"{API}/attachments/{_positive(attachment_id)}/content"
+        return await self._session.download(path, sink, max_bytes)
 
     def meetings(
         self,

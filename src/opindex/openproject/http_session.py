@@ -8,9 +8,10 @@ import logging
 import random
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import IO, Any
 from urllib.parse import urlsplit
 
 import httpx
@@ -171,6 +172,35 @@ class ApiSession:
                 raise error_from_response(status, body, method="GET", path=path, retry_after=hinted)
             raise error_from_response(status, body, method="GET", path=path)
 
+    async def download(self, path: str, sink: IO[bytes], max_bytes: int) -> Download:
+        """Stream the file at *path* into *sink*, at most *max_bytes* of it.
+
+        A file announced (``Content-Length``) or found larger than *max_bytes* stops the
+        transfer: ``Download.complete`` is False and the bytes written are a prefix. A
+        redirect (OpenProject may hand the file out from remote storage through a signed
+        URL) is followed once, without the credential, which must not leave the server.
+        Errors are the typed ``OpenProjectError``s of ``get_json``; no retries (the next
+        sync tries again).
+        """
+        headers = {"Authorization": self._credential.authorization_header()}
+        self.request_count += 1
+        self.requests_by_path[route_of(path)] += 1
+        try:
+            async with self._client.stream("GET", path, headers=headers) as response:
+                if 300 <= response.status_code < 400 and "location" in response.headers:
+                    target = response.headers["location"]
+                    async with (
+                        httpx.AsyncClient(timeout=self._client.timeout) as outside,
+                        outside.stream("GET", target) as redirected,
+                    ):
+                        return await _stream(redirected, path, sink, max_bytes)
+                return await _stream(response, path, sink, max_bytes)
+        except httpx.HTTPError as exc:
+            raise UpstreamUnavailableError(
+                f"GET {path} to {self.base_url} failed: {type(exc).__name__}: "
+                f"{connect_failure(exc, self.base_url + path)}"
+            ) from exc
+
     def _may_wait(self, attempt: int, waited: float, delay: float) -> bool:
         policy = self.retry
         return (
@@ -205,6 +235,36 @@ class ApiSession:
             self.retry.max_attempts,
             delay,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class Download:
+    """What a download wrote: how many bytes, whether that is the whole file, and the
+    content type the server named."""
+
+    size: int
+    complete: bool
+    content_type: str | None
+
+
+async def _stream(response: httpx.Response, path: str, sink: IO[bytes], max_bytes: int) -> Download:
+    """Copy *response*'s body into *sink*, stopping past *max_bytes*."""
+    if response.status_code >= 400:
+        await response.aread()
+        raise error_from_response(
+            response.status_code, _json_or_none(response), method="GET", path=path
+        )
+    content_type = response.headers.get("content-type")
+    announced = response.headers.get("content-length")
+    if announced is not None and announced.isdigit() and int(announced) > max_bytes:
+        return Download(0, complete=False, content_type=content_type)
+    written = 0
+    async for chunk in response.aiter_bytes():
+        if written + len(chunk) > max_bytes:
+            return Download(written, complete=False, content_type=content_type)
+        sink.write(chunk)
+        written += len(chunk)
+    return Download(written, complete=True, content_type=content_type)
 
 
 def normalize_base_url(base_url: str) -> str:

@@ -7,29 +7,22 @@ import json
 import random
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from opindex.errors import InvalidArgumentError
 from opindex.sandbox import corpus_vocabulary as vocab
+from opindex.sandbox.corpus_clock import EPOCH, FUTURE_START, HISTORY_DAYS, stamp
 from opindex.sandbox.corpus_gen_publications import publication_sections
 from opindex.sandbox.corpus_text import TextFiller, wiki_body
 
 ADMIN_KEY = "key-admin"  # user 1, an administrator: sees every project and internal comment
-EPOCH = datetime(2025, 1, 6, 8, 0, tzinfo=UTC)  # earliest createdAt of generated content
-HISTORY_DAYS = 600  # content is created over this many days after EPOCH
-FUTURE_START = datetime(2027, 1, 11, 9, 0, tzinfo=UTC)  # "upcoming" meetings start from here
 
 
 FillerFactory = Callable[[random.Random], TextFiller]
 """Makes the text filler of a corpus from the generator's seeded ``Random``."""
-
-
-def stamp(value: datetime) -> str:
-    """A corpus timestamp (UTC, whole seconds, ``Z``)."""
-    return value.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 @dataclass(frozen=True, slots=True)
@@ -430,3 +423,27 @@ def write_generated_corpus(
             out.write("\n  ]")
         out.write("\n}\n")
     return path.stat().st_size
+
+
+def with_publications(
+    size: CorpusSize,
+    *,
+    news: int | None = None,
+    documents: int | None = None,
+    versions: int | None = None,
+    posts: int | None = None,
+    attachments: int | None = None,
+) -> CorpusSize:
+    """*size* with the optional kinds: counts given, or a few per project and an
+    attachment on about one work package or wiki page in ten."""
+    projects = size.projects
+    return replace(
+        size,
+        news=3 * projects if news is None else news,
+        documents=2 * projects if documents is None else documents,
+        versions=2 * projects if versions is None else versions,
+        posts=2 * projects if posts is None else posts,
+        attachments=(size.work_packages + size.wiki_pages) // 10
+        if attachments is None
+        else attachments,
+    )

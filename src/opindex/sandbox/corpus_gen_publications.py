@@ -2,44 +2,39 @@
 
 from __future__ import annotations
 
+import random
 import re
-from collections.abc import Iterator
-from dataclasses import replace
-from datetime import timedelta
+from collections.abc import Iterator, Sequence
+from datetime import datetime, timedelta
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from opindex.sandbox import corpus_vocabulary as vocab
+from opindex.sandbox.corpus_clock import EPOCH, HISTORY_DAYS, stamp
+from opindex.sandbox.corpus_text import TextFiller
 
-if TYPE_CHECKING:
-    from opindex.sandbox.corpus_gen import CorpusSize, _Generator
+
+class _Generator(Protocol):
+    """What the optional kinds need of the corpus generator (``corpus_gen._Generator``)."""
+
+    rng: random.Random
+    text: TextFiller
+    size: Any
+    projects: list[dict[str, Any]]
+    wp_projects: list[int]
+    wiki_projects: list[tuple[int, int]]
+
+    def members(self, project: dict[str, Any]) -> list[int]: ...
+
+    def names(self, user_ids: Sequence[int]) -> list[str]: ...
+
+    def pick_project(self) -> dict[str, Any]: ...
+
+    def moment(self, earliest: datetime, spread_days: float) -> datetime: ...
+
 
 FORMATS = (("pdf", ".pdf"), ("pdf", ".pdf"), ("docx", ".docx"), ("text", ".txt"))
 VERSION_STATUSES = ("open", "open", "locked", "closed", "closed")
-
-
-def with_publications(
-    size: CorpusSize,
-    *,
-    news: int | None = None,
-    documents: int | None = None,
-    versions: int | None = None,
-    posts: int | None = None,
-    attachments: int | None = None,
-) -> CorpusSize:
-    """*size* with the optional kinds: counts given, or a few per project and an
-    attachment on about one work package or wiki page in ten."""
-    projects = size.projects
-    return replace(
-        size,
-        news=3 * projects if news is None else news,
-        documents=2 * projects if documents is None else documents,
-        versions=2 * projects if versions is None else versions,
-        posts=2 * projects if posts is None else posts,
-        attachments=(size.work_packages + size.wiki_pages) // 10
-        if attachments is None
-        else attachments,
-    )
 
 
 def publication_sections(gen: _Generator) -> Iterator[tuple[str, Any]]:
@@ -66,8 +61,6 @@ def _start(gen: _Generator) -> tuple[dict[str, Any], list[int]]:
 
 
 def _stamp(gen: _Generator) -> str:
-    from opindex.sandbox.corpus_gen import EPOCH, HISTORY_DAYS, stamp
-
     return stamp(gen.moment(EPOCH, HISTORY_DAYS))
 
 
@@ -98,8 +91,6 @@ def _document(gen: _Generator, document_id: int) -> dict[str, Any]:
 
 
 def _version(gen: _Generator, version_id: int) -> dict[str, Any]:
-    from opindex.sandbox.corpus_gen import EPOCH
-
     project, _ = _start(gen)
     start = (EPOCH + timedelta(days=gen.rng.randint(0, 540))).date()
     word = gen.rng.choice(vocab.CODEWORDS).capitalize()

@@ -6,8 +6,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-Kind = Literal["work_package", "wiki_page", "meeting"]
-KINDS: tuple[Kind, ...] = ("work_package", "wiki_page", "meeting")
+Kind = Literal[
+    "work_package", "wiki_page", "meeting", "news", "document", "project", "version", "attachment"
+]
+KINDS: tuple[Kind, ...] = (
+    "work_package",
+    "wiki_page",
+    "meeting",
+    "news",
+    "document",
+    "project",
+    "version",
+    "attachment",
+)
+"""Every kind of record opindex indexes, in the order answers list them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,7 +27,8 @@ class FieldValue:
     """One text value of a field; *ref* names the sub-record it came from, if any.
 
     Examples: a comment (ref = activity id), an agenda item title or notes (ref = agenda
-    item id), an outcome note (ref = agenda item id, so a match points at its item).
+    item id), an outcome note (ref = agenda item id, so a match points at its item), the
+    text of an attached file (ref = attachment id).
     """
 
     text: str

@@ -25,10 +25,12 @@ _FIELD_TABLE: Mapping[Kind, tuple[tuple[str, float, bool], ...]] = {
         ("subject", 3.0, True),
         ("description", 1.0, False),
         ("comments", 1.0, False),  # FieldValue.ref = activity id
+        ("attachments", 1.0, False),  # FieldValue.ref = attachment id
     ),
     "wiki_page": (
         ("title", 3.0, True),
         ("text", 1.0, True),  # one pass: the page body comes with the page
+        ("attachments", 1.0, False),
     ),
     "meeting": (
         ("title", 3.0, True),
@@ -39,6 +41,36 @@ _FIELD_TABLE: Mapping[Kind, tuple[tuple[str, float, bool], ...]] = {
         ("agenda_notes", 1.5, False),  # FieldValue.ref = agenda item id
         ("outcome_notes", 1.5, False),  # FieldValue.ref = agenda item id
         ("participants", 1.0, False),
+        ("attachments", 1.0, False),
+    ),
+    # The kinds below are read whole from their list endpoints: every field is shallow
+    # except the text of attached files, which needs a download.
+    "news": (
+        ("title", 3.0, True),
+        ("summary", 2.0, True),
+        ("description", 1.0, True),
+        ("attachments", 1.0, False),
+    ),
+    "document": (
+        ("title", 3.0, True),
+        ("description", 1.0, True),
+        ("attachments", 1.0, False),
+    ),
+    "project": (
+        ("name", 3.0, True),
+        ("identifier", 2.0, True),
+        ("description", 1.0, True),
+        ("status_explanation", 1.0, True),
+    ),
+    "version": (
+        ("name", 3.0, True),
+        ("description", 1.0, True),
+    ),
+    # An attached file on its own: its name, its description, and its text (deep).
+    "attachment": (
+        ("file_name", 3.0, True),
+        ("description", 1.0, True),
+        ("content", 1.0, False),
     ),
 }
 

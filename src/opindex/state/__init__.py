@@ -5,6 +5,7 @@ consistent, and :mod:`opindex.state.lock` for the per-tenant sync lock.
 """
 
 from opindex.state.connection import DEFAULT_BUSY_TIMEOUT_SECONDS, IntegrityCheck
+from opindex.state.extraction_records import ExtractionRow
 from opindex.state.lock import LockHolder, is_locked, lock_holder, tenant_lock
 from opindex.state.paths import (
     ensure_private_directory,
@@ -40,6 +41,7 @@ __all__ = [
     "Capabilities",
     "Checkpoint",
     "CommitAgreement",
+    "ExtractionRow",
     "IndexPointer",
     "IntegrityCheck",
     "KindCounts",

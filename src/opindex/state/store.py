@@ -44,6 +44,7 @@ from typing import Any
 
 from opindex.errors import InvalidArgumentError, StateError
 from opindex.state import rows
+from opindex.state.extraction_records import ExtractionRecords
 from opindex.state.progress_records import ProgressRecords
 from opindex.state.state_values import (
     RUN_KINDS,
@@ -63,7 +64,7 @@ MAX_ERROR_TEXT = 4000
 """Longer error texts of failed runs are cut to this many characters."""
 
 
-class StateStore(ProgressRecords):
+class StateStore(ProgressRecords, ExtractionRecords):
     """One tenant's state database. Open with :meth:`open` or :meth:`for_tenant`."""
 
     # --- sync runs ------------------------------------------------------------------

@@ -10,9 +10,17 @@ from datetime import datetime
 from typing import Any
 
 from opindex.records import Record
-from opindex.state import KindCounts, KnownRecord, RecordVersion, StateStore, WikiDiscovery
+from opindex.search import Kind
+from opindex.state import (
+    ExtractionRow,
+    KindCounts,
+    KnownRecord,
+    RecordVersion,
+    StateStore,
+    WikiDiscovery,
+)
 
-PROJECT = "project"
+PROJECT: Kind = "project"
 """Kind under which the visible projects are remembered among the known records."""
 
 KnownByKind = dict[str, dict[int, KnownRecord]]
@@ -56,6 +64,8 @@ class PendingChanges:
     capabilities: Mapping[str, Any] | None = None
     """Top-level keys of the stored capabilities to replace (``server``, ``account``)."""
     replace_known: bool = False
+    extractions: list[ExtractionRow] = field(default_factory=list)
+    """Attachment extractions of this run (``opindex.sync.attachments``)."""
 
     def fetched(self, kind: str, version: RecordVersion, *, written: bool) -> None:
         """A record was read; ``written`` if its new content went to the index."""
@@ -84,7 +94,6 @@ class PendingChanges:
                 upserted=self.written.get(kind, 0), deleted=len(self.deleted.get(kind, ()))
             )
             for kind in kinds
-            if kind != PROJECT
         }
 
     def apply(self, state: StateStore) -> None:
@@ -95,6 +104,8 @@ class PendingChanges:
             state.upsert_known(kind, versions.values())
         for kind, ids in self.deleted.items():
             state.delete_known(kind, ids)
+        state.record_extractions(self.extractions)
+        state.forget_extractions(self.deleted.get("attachment", ()))
         for kind, ids in self.seen.items():
             untouched = ids - set(self.versions.get(kind, {})) - self.deleted.get(kind, set())
             state.mark_known_seen(kind, untouched)

@@ -1,4 +1,4 @@
-"""Visible projects: remembered between runs so that a change in visibility is noticed.
+"""Visible projects: indexed as records, and remembered so that a change in visibility is noticed.
 
 Losing or gaining a project changes which records the account may see without changing
 their ``updatedAt``, so an incremental walk cannot notice it; the runner sweeps at once.
@@ -6,25 +6,20 @@ their ``updatedAt``, so an incremental walk cannot notice it; the runner sweeps 
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
 
-from opindex.state import RecordVersion
+from opindex.record_builders import project_record
 from opindex.sync.changes import PROJECT
 from opindex.sync.sync_session import SyncSession
 
 
 async def sync_projects(session: SyncSession) -> bool:
-    """List the visible projects; True if the set differs from the previous run's."""
+    """List and index the visible projects; True if the set differs from the previous run's."""
     listed = await session.client.projects().collect()
-    known = session.known_of(PROJECT)
+    known = set(session.known_of(PROJECT))
     visible = {project.id for project in listed}
-    for project in listed:
-        fingerprint = hashlib.sha256(f"{project.identifier}\n{project.name}".encode()).hexdigest()[
-            :32
-        ]
-        version = RecordVersion(project.id, project.updated_at, fingerprint)
-        session.changes.fetched(PROJECT, version, written=False)
-    lost = set(known) - visible
-    session.changes.removed(PROJECT, lost)
-    gained = visible - set(known)
-    return bool(known) and bool(lost or gained)
+    await session.write([project_record(project) for project in listed])
+    indexed = set(await asyncio.to_thread(session.index.all_ids, PROJECT))
+    await session.remove(PROJECT, (known | indexed) - visible)
+    gained = visible - known
+    return bool(known) and bool((known - visible) or gained)

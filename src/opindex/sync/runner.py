@@ -37,7 +37,8 @@ from opindex.openproject import (
 from opindex.search import KINDS
 from opindex.state import RunKind, StateStore, tenant_directory, tenant_lock, utc_now
 from opindex.sync import work_packages
-from opindex.sync.changes import PROJECT, PendingChanges, load_known
+from opindex.sync.attachments import AttachmentReader
+from opindex.sync.changes import PendingChanges, load_known
 from opindex.sync.checkpoints import (
     CHECKPOINT_RECORDS,
     CHECKPOINT_SECONDS,
@@ -51,6 +52,7 @@ from opindex.sync.meetings import sync_meetings
 from opindex.sync.plan import SyncPlan, decide
 from opindex.sync.progress import NullProgress, SyncProgress
 from opindex.sync.projects import sync_projects
+from opindex.sync.publications import sync_publications
 from opindex.sync.report import SyncReport
 from opindex.sync.run_end import abandon_run, commit_run
 from opindex.sync.space_reserve import SpaceReserve
@@ -253,7 +255,11 @@ async def _run(
             session = await _open_session(
                 tenant, client, index, state, plan, options, started_at, changes
             )
-            manifest = await _read_everything(session, plan, state, resume, checkpointer)
+            try:
+                manifest = await _read_everything(session, plan, state, resume, checkpointer)
+            finally:
+                if session.files is not None:
+                    await asyncio.to_thread(session.files.close)
         return await commit_run(
             tenant, index, state, plan, run.id, session, manifest, options.clock
         )
@@ -296,9 +302,7 @@ async def _open_session(
             f"index was built as {pinned.get('login')!r}; run `opindex rebuild --tenant "
             f"{tenant.name}` to rebuild the index as the new account"
         )
-    known = (
-        {} if plan.new_generation else await asyncio.to_thread(load_known, state, [*KINDS, PROJECT])
-    )
+    known = {} if plan.new_generation else await asyncio.to_thread(load_known, state, KINDS)
     capabilities = _stored_capabilities(stored_data, options.clock())
     capabilities_data: dict[str, Any] | None = None
     if plan.full or capabilities is None:
@@ -320,6 +324,7 @@ async def _open_session(
         progress=options.progress,
         concurrency=options.concurrency,
         changes=changes,
+        files=AttachmentReader(client, index, state.extractions, options.clock, changes),
     )
     changes.capabilities = capabilities_data
     return session
@@ -360,6 +365,9 @@ async def _read_everything(
 
     progress.phase(tenant.name, "meetings")
     await sync_meetings(session)
+
+    progress.phase(tenant.name, "news, documents, versions")
+    await sync_publications(session)
 
     progress.phase(tenant.name, "wiki pages")
     last_success = state.last_successful_run()

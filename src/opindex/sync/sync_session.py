@@ -14,6 +14,7 @@ from opindex.openproject import OpenProjectClient, ServerCapabilities, closed_st
 from opindex.records import Record
 from opindex.search import Kind
 from opindex.state import KnownRecord, RecordVersion
+from opindex.sync.attachments import CONTAINER_KINDS, AttachmentReader, container_records
 from opindex.sync.changes import KnownByKind, PendingChanges, content_hash
 from opindex.sync.progress import NullProgress, SyncProgress
 
@@ -45,6 +46,8 @@ class SyncSession:
     progress: SyncProgress = field(default_factory=NullProgress)
     concurrency: int = DEFAULT_CONCURRENCY
     changes: PendingChanges = field(default_factory=PendingChanges)
+    files: AttachmentReader | None = None
+    """Reads the attached files of the records written (None: attachments are not read)."""
     _closed_by_status: dict[int, bool] | None = None
     _status_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
@@ -74,15 +77,44 @@ class SyncSession:
                 changed.append(record)
             version = RecordVersion(record.id, record.updated_at, digest)
             self.changes.fetched(kind, version, written=not unchanged)
+        if changed and self.files is not None:
+            changed = await self._with_files(changed)
         if changed:
             await asyncio.to_thread(self.index.upsert, changed)
         for kind in {record.document.kind for record in records}:
             self.progress.documents(kind, sum(1 for r in records if r.document.kind == kind))
         return len(changed)
 
+    async def _with_files(self, records: list[Record]) -> list[Record]:
+        """*records* with their attached files' text, followed by the files' own records;
+        files a container no longer holds are removed."""
+        assert self.files is not None
+        reader = self.files
+        containers = container_records(records)
+        found = await self.bounded(containers, reader.files_of)
+        enriched: dict[tuple[str, int], Record] = {}
+        files: list[Record] = []
+        dropped: set[int] = set()
+        for container, result in zip(containers, found, strict=True):
+            if result is None:
+                continue
+            with_files, container_files, gone = result
+            enriched[(container.document.kind, container.id)] = with_files
+            files.extend(container_files)
+            dropped |= gone
+        for file in files:
+            version = RecordVersion(file.id, file.updated_at, content_hash(file))
+            self.changes.fetched("attachment", version, written=True)
+        await self.remove("attachment", dropped - {file.id for file in files})
+        return [enriched.get((r.document.kind, r.id), r) for r in records] + files
+
     async def remove(self, kind: Kind, ids: Iterable[int]) -> int:
-        """Delete records from the index (absent ids are harmless)."""
+        """Delete records from the index (absent ids are harmless), with the attached
+        files of removed containers."""
         doomed = sorted(set(ids))
+        if doomed and self.files is not None and kind in CONTAINER_KINDS:
+            files = await asyncio.to_thread(self.files.attachments_of_removed, kind, doomed)
+            await self.remove("attachment", files)
         if doomed:
             await asyncio.to_thread(self.index.delete, kind, doomed)
             self.changes.removed(kind, doomed)

@@ -1,0 +1,190 @@
+"""Attached files: listed with the records a run writes, downloaded and their text extracted once.
+
+When a run writes a record that can hold files (a work package, wiki page, meeting, news
+item or document), its attachment list is read; each file not seen before (attachments are
+immutable: keyed by id and digest) is downloaded to a temporary file with the tenant's
+credential and its text extracted in an isolated worker (``opindex.extract``), bounded per
+file (size, pages, time, memory) and per run (files, bytes). The text becomes the
+container's ``attachments`` field (a hit names the file) and an ``attachment`` record of
+its own. A file that cannot be read is recorded with its reason, never fatal; one left over
+by the run's budget or a failed download is ``deferred`` to the next run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, get_args
+
+from opindex.errors import NotFoundError, OpenProjectError
+from opindex.extract import Extraction, ExtractionLimits, Extractor, Format, Outcome, Reason
+from opindex.index import TenantIndex
+from opindex.openproject import Attachment, ContainerKind, OpenProjectClient
+from opindex.record_builders import ATTACHMENT_META, attachment_record, with_attachments
+from opindex.records import Record
+from opindex.state import ExtractionRow
+from opindex.sync.changes import PendingChanges
+
+logger = logging.getLogger(__name__)
+
+CONTAINER_KINDS: frozenset[str] = frozenset(get_args(ContainerKind))
+"""The kinds of record that can hold attached files."""
+DEFERRED = "deferred"
+"""The outcome of a file left for the next run (the run's budget spent, download failed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunBudget:
+    """What one run may download and extract; files beyond it wait for the next run."""
+
+    files: int = 500
+    bytes: int = 512 * 1024 * 1024
+
+
+@dataclass
+class AttachmentReader:
+    """Reads the files of the containers one run writes (see the module docstring).
+
+    ``recorded`` reads stored extractions by id (the state database); the rows this run
+    adds and the ids it drops wait in ``changes``, stored with the run's commit.
+    """
+
+    client: OpenProjectClient
+    index: TenantIndex
+    recorded: Callable[[Iterable[int]], Mapping[int, ExtractionRow]]
+    clock: Callable[[], datetime]
+    changes: PendingChanges
+    limits: ExtractionLimits = field(default_factory=ExtractionLimits)
+    budget: RunBudget = field(default_factory=RunBudget)
+    downloaded_bytes: int = 0
+    extracted_files: int = 0
+    _extractor: Extractor | None = None
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def close(self) -> None:
+        """Stop the extraction worker, if one was started."""
+        if self._extractor is not None:
+            self._extractor.close()
+            self._extractor = None
+
+    async def files_of(self, container: Record) -> tuple[Record, list[Record], set[int]] | None:
+        """*container* with its files' text, a record per file, and the ids of files it no
+        longer holds; None if the container is gone (its list answered 404)."""
+        kind = container.document.kind
+        try:
+            listed = await self.client.attachments(kind, container.id)  # type: ignore[arg-type]
+        except NotFoundError:
+            return None
+        previous = await asyncio.to_thread(self._previous_ids, kind, container.id)
+        dropped = previous - {attachment.id for attachment in listed}
+        known = await asyncio.to_thread(self.recorded, [a.id for a in listed])
+        files = [
+            await self._file(attachment, container, known.get(attachment.id))
+            for attachment in listed
+        ]
+        return with_attachments(container, files), files, dropped
+
+    def attachments_of_removed(self, kind: str, ids: Iterable[int]) -> set[int]:
+        """The file ids of containers about to be removed (read before they go)."""
+        found: set[int] = set()
+        for container_id in ids:
+            found |= self._previous_ids(kind, container_id)
+        return found
+
+    def _previous_ids(self, kind: str, container_id: int) -> set[int]:
+        record = self.index.get(kind, container_id)
+        if record is None:
+            return set()
+        raw = record.attributes.get(ATTACHMENT_META)
+        if not isinstance(raw, str):
+            return set()
+        try:
+            names: dict[str, Any] = json.loads(raw)
+        except ValueError:
+            return set()
+        return {int(key) for key in names if key.isdigit()}
+
+    async def _file(
+        self, attachment: Attachment, container: Record, known: ExtractionRow | None
+    ) -> Record:
+        if known is not None and known.digest == attachment.digest and known.outcome != DEFERRED:
+            stored = await asyncio.to_thread(self.index.get, "attachment", attachment.id)
+            if stored is not None:
+                return stored
+        extraction = await self._extract(attachment)
+        if extraction is None:
+            outcome, reason, text = DEFERRED, None, None
+            file_format, size, seconds = "unknown", 0, 0.0
+        else:
+            outcome = str(extraction.outcome)
+            reason = None if extraction.reason is None else str(extraction.reason)
+            readable = extraction.outcome in (Outcome.EXTRACTED, Outcome.TRUNCATED)
+            text = extraction.text if readable else None
+            file_format, size = str(extraction.format), extraction.size_bytes
+            seconds = extraction.seconds
+        self.changes.extractions.append(
+            ExtractionRow(
+                id=attachment.id,
+                digest=attachment.digest,
+                outcome=outcome,
+                reason=reason,
+                format=file_format,
+                bytes=size,
+                seconds=seconds,
+                extracted_at=self.clock(),
+            )
+        )
+        label = outcome if reason is None else f"{outcome}: {reason}"
+        return attachment_record(attachment, text, container=container, extraction=label)
+
+    async def _extract(self, attachment: Attachment) -> Extraction | None:
+        """The file's extraction; None when it waits for a later run."""
+        size = attachment.file_size or 0
+        if size > self.limits.max_bytes:
+            return _skipped(Reason.TOO_LARGE, size)
+        async with self._lock:  # one file at a time: the worker extracts serially anyway
+            if (
+                self.extracted_files >= self.budget.files
+                or self.downloaded_bytes + size > self.budget.bytes
+            ):
+                return None
+            with tempfile.TemporaryDirectory(prefix="opindex-attachment-") as directory:
+                path = Path(directory) / "file"
+                try:
+                    with path.open("wb") as sink:
+                        download = await self.client.download_attachment(
+                            attachment.id, sink, self.limits.max_bytes
+                        )
+                except NotFoundError:
+                    return _skipped(Reason.UNREADABLE, size)
+                except OpenProjectError as error:
+                    logger.warning("attachment %d: download failed: %s", attachment.id, error)
+                    return None
+                self.downloaded_bytes += download.size
+                if not download.complete:
+                    return _skipped(Reason.TOO_LARGE, max(size, download.size))
+                self.extracted_files += 1
+                if self._extractor is None:
+                    self._extractor = Extractor(self.limits)
+                return await self._extractor.extract(
+                    path,
+                    file_name=attachment.file_name,
+                    content_type=attachment.content_type or download.content_type,
+                )
+
+
+def _skipped(reason: Reason, size: int) -> Extraction:
+    return Extraction(
+        text="", outcome=Outcome.SKIPPED, reason=reason, format=Format.UNKNOWN, size_bytes=size
+    )
+
+
+def container_records(records: Sequence[Record]) -> list[Record]:
+    """The records among *records* that can hold files."""
+    return [record for record in records if record.document.kind in CONTAINER_KINDS]
