@@ -74,6 +74,16 @@ class MatchedComment(BaseModel):
     snippet: str | None = None
 
 
+class MatchedAttachment(BaseModel):
+    """An attached file whose text matched, with the matching excerpt."""
+
+    id: int
+    file_name: str = Field(alias="fileName")
+    snippet: str | None = None
+
+    model_config = ConfigDict(populate_by_name=True)
+
+
 class ProjectRef(BaseModel):
     """The project a record belongs to."""
 
@@ -102,6 +112,9 @@ class SearchResult(BaseModel):
         default=None, alias="matchedAgendaItems"
     )
     matched_comments: list[MatchedComment] | None = Field(default=None, alias="matchedComments")
+    matched_attachments: list[MatchedAttachment] | None = Field(
+        default=None, alias="matchedAttachments"
+    )
 
 
 class SearchMeta(BaseModel):
@@ -137,6 +150,50 @@ class SearchResponse(BaseModel):
 
 
 # --- Responses of the other service calls (records, listings, status) ----------------
+
+
+class KindAnswer(BaseModel):
+    """How one kind of a search across kinds was answered."""
+
+    kind: Kind
+    source: AnsweredBy
+    index_state: IndexState
+    total: int = 0
+    fallback_strategy: FallbackStrategyName | None = None
+    effective_query: str
+    notes: list[str] = Field(default_factory=list)
+
+
+class KindNotSearched(BaseModel):
+    """A kind a search across kinds could not search, and why (in words for the caller)."""
+
+    kind: Kind
+    reason: str
+
+
+class GlobalSearchMeta(BaseModel):
+    """Where the answers of a search across kinds came from, kind by kind."""
+
+    tenant: str
+    original_query: str
+    match_mode: MatchModeName = "fuzzy"
+    total: int = 0
+    kinds: list[KindAnswer] = Field(default_factory=list)
+    not_searched: list[KindNotSearched] = Field(default_factory=list)
+    indexed_at: datetime | None = None
+    age_seconds: float | None = None
+
+
+class GlobalSearchResponse(BaseModel):
+    """One ranking over several kinds: each result names its kind; scores compare across
+    kinds (one scorer, each kind's fields weighted on the same scale)."""
+
+    results: list[SearchResult]
+    meta: GlobalSearchMeta
+
+    def to_json_dict(self) -> dict[str, object]:
+        """The wire form, like ``SearchResponse.to_json_dict``."""
+        return self.model_dump(mode="json", by_alias=True)
 
 
 class FieldValueOut(BaseModel):

@@ -20,6 +20,7 @@ from opindex.live.pipeline import (
     EnrichmentMemo,
     two_phase_search,
 )
+from opindex.live.publications import ATTACHMENTS_NOT_LIVE, PublicationSource
 from opindex.live.wikis import WikiDirectoryCache, WikiSource
 from opindex.live.work_packages import WorkPackageSource
 from opindex.openproject import OpenProjectClient, ServerCapabilities
@@ -65,6 +66,7 @@ class LiveSearcher:
         self.wiki_cache = wiki_cache or WikiDirectoryCache(clock=clock)
         self._work_packages = WorkPackageSource(client)
         self._meetings = MeetingSource(client, capabilities)
+        self._publications = PublicationSource(client)
         self._wikis = WikiSource(
             client, self.wiki_cache, tenant_key or client.base_url, capabilities
         )
@@ -73,6 +75,8 @@ class LiveSearcher:
         """A session for *request*; invalid kind or match mode fail here, before any request."""
         if request.kind not in KINDS:
             raise InvalidArgumentError(f"unknown record kind {request.kind!r}")
+        if request.kind == "attachment":
+            raise InvalidArgumentError(ATTACHMENTS_NOT_LIVE)
         validate_match_mode(request.match_mode)
         return LiveSession(self, request)
 
@@ -98,7 +102,9 @@ class LiveSearcher:
             return await self._work_packages.candidates(request, query)
         if request.kind == "meeting":
             return await self._meetings.candidates(request)
-        return await self._wikis.candidates(request)
+        if request.kind == "wiki_page":
+            return await self._wikis.candidates(request)
+        return await self._publications.candidates(request)
 
 
 _DEEP_CONTENT = {"work_package": "comments", "meeting": "agenda items and outcomes"}

@@ -73,6 +73,19 @@ UpdatedBefore = Annotated[
     str | None,
     Field(description="Updated before this ISO date or datetime."),
 ]
+KindName = Literal[
+    "work_package", "wiki_page", "meeting", "news", "document", "project", "version", "attachment"
+]
+KindsChoice = Annotated[
+    list[KindName] | None,
+    Field(
+        description=(
+            "Only these kinds (default: all): work_package, wiki_page, meeting, news, "
+            "document, project, version, attachment (an attached file on its own; the text of "
+            "attached files is also searched as part of the record they are attached to)."
+        ),
+    ),
+]
 SortChoice = Annotated[
     Literal["relevance", "updated"],
     Field(description="'updated': most recently updated first."),

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from opindex.envelope import (
     ActivityListResponse,
+    GlobalSearchResponse,
     LookupResponse,
     ReadMeta,
     RecordResponse,
@@ -32,6 +33,12 @@ KIND_LABELS: Mapping[str, tuple[str, str]] = {
     "work_package": ("work package", "work packages"),
     "wiki_page": ("wiki page", "wiki pages"),
     "meeting": ("meeting", "meetings"),
+    "news": ("news item", "news items"),
+    "document": ("document", "documents"),
+    "project": ("project", "projects"),
+    "version": ("version", "versions"),
+    "attachment": ("attached file", "attached files"),
+    "record": ("record", "records"),
 }
 SNIPPET_WIDTH = 240
 BRIEF_SNIPPET_WIDTH = 110
@@ -121,6 +128,9 @@ def result_lines(result: SearchResult, *, brief: bool = False) -> list[str]:
         excerpt = _excerpt(comment.snippet, result, sub_width)
         if excerpt or not brief:
             lines.append(f"comment {comment.id}{excerpt}")
+    for attachment in result.matched_attachments or []:
+        excerpt = _excerpt(attachment.snippet, result, sub_width)
+        lines.append(f"in attached file {attachment.file_name!r} (#{attachment.id}){excerpt}")
     if result.url and not brief:
         lines.append(result.url)
     return lines
@@ -205,6 +215,44 @@ def render_search(response: SearchResponse, *, brief: bool = False) -> str:
             + (", or fewer filters." if _filtered(meta) else ".")
         )
     lines.extend(meta_lines(meta))
+    return "\n".join(lines)
+
+
+def render_global(response: GlobalSearchResponse, *, brief: bool = False) -> str:
+    """The text content of a search across kinds: one ranking, each result's kind named,
+    then how each kind was answered and which could not be searched."""
+    meta = response.meta
+    query = f" for {meta.original_query!r}" if meta.original_query else ""
+    shown = len(response.results)
+    total = f" (of {meta.total})" if meta.total > shown else ""
+    kinds = ", ".join(KIND_LABELS[answer.kind][1] for answer in meta.kinds)
+    lines = [f"{plural(shown, 'record')}{total}{query} across {kinds}, best first."]
+    relaxed = [a for a in meta.kinds if a.fallback_strategy is not None]
+    if relaxed:
+        lines.insert(
+            0,
+            f"Relaxed: nothing matched {meta.original_query!r} as written; searched "
+            + "; ".join(f"{KIND_LABELS[a.kind][1]}: {a.effective_query!r}" for a in relaxed)
+            + ".",
+        )
+    scored = bool(meta.original_query.strip())
+    for rank, result in enumerate(response.results, start=1):
+        label = KIND_LABELS[result.kind][0]
+        lines.append(f"{rank}. [{label}] {result_heading(result, scored=scored, brief=brief)}")
+        lines.extend(f"   {line}" for line in result_lines(result, brief=brief))
+    if not response.results:
+        lines.append("No record of these kinds matched. Try other or fewer words.")
+    sources = sorted(
+        {
+            f"the {a.index_state} index" if a.source == "index" else "OpenProject live"
+            for a in meta.kinds
+        }
+    )
+    lines.append(f"Answered from {' and '.join(sources)}.")
+    for answer in meta.kinds:
+        lines.extend(f"{KIND_LABELS[answer.kind][1]}: {note}" for note in answer.notes)
+    for missing in meta.not_searched:
+        lines.append(f"Not searched: {KIND_LABELS[missing.kind][1]} — {missing.reason}.")
     return "\n".join(lines)
 
 

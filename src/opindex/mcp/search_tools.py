@@ -1,4 +1,4 @@
-"""The three search tools: ranked, typo-tolerant search over work packages, meetings, wikis."""
+"""The search tools: one per kind (work packages, meetings, wikis) and one across every kind."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from opindex.mcp.arguments import (
     AuthorRef,
     DetailChoice,
     Fallback,
+    KindsChoice,
     Limit,
     MatchMode,
     ProjectRef,
@@ -25,12 +26,13 @@ from opindex.mcp.arguments import (
     UpdatedBefore,
 )
 from opindex.mcp.callers import Caller
-from opindex.mcp.tool_calls import AppState, guard, search_result, serve
-from opindex.mcp.wire import Detail, SearchOut
+from opindex.mcp.tool_calls import AppState, global_result, guard, search_result, serve
+from opindex.mcp.wire import Detail, GlobalSearchOut, SearchOut
 from opindex.moments import parse_moment
-from opindex.service import FilterNames, Kind
+from opindex.service import KINDS, FilterNames, Kind
 
 SearchResult = Annotated[CallToolResult, SearchOut]
+GlobalResult = Annotated[CallToolResult, GlobalSearchOut]
 
 
 async def _search(
@@ -177,5 +179,51 @@ async def openproject_search_wiki_pages(
             sort,
         )
         return await _search(ctx, request, FilterNames(project=project), detail)
+
+    return await guard(run)
+
+
+async def openproject_search(
+    ctx: Context,
+    query: QueryText = "",
+    kinds: KindsChoice = None,
+    matchMode: MatchMode = "fuzzy",
+    limit: Limit = DEFAULT_LIMIT,
+    project: ProjectRef = None,
+    updatedAfter: UpdatedAfter = None,
+    updatedBefore: UpdatedBefore = None,
+    sort: SortChoice = "relevance",
+    detail: DetailChoice = "brief",
+    source: SourceChoice = "auto",
+    fallback: Fallback = True,
+) -> GlobalResult:
+    """Search everything at once: work packages, wiki pages, meetings, news, documents,
+    projects, versions and the text of attached files (PDF, Word, spreadsheets, …).
+
+    One ranking across kinds (scores compare); each result names its kind, and a hit inside
+    an attached file names the file. Use it when you do not know where something was
+    written; narrow with `kinds`. Tolerates typos and reordered words.
+    """
+
+    async def run() -> CallToolResult:
+        request = _request(
+            "work_package",  # each kind is searched in turn; see `kinds`
+            query,
+            matchMode,
+            limit,
+            source,
+            fallback,
+            (updatedAfter, updatedBefore),
+            sort,
+        )
+        chosen: tuple[Kind, ...] = tuple(kinds) if kinds else KINDS
+
+        async def work(state: AppState, caller: Caller) -> CallToolResult:
+            response = await state.search_everything(
+                caller, request, chosen, FilterNames(project=project)
+            )
+            return global_result(response, detail)
+
+        return await serve(ctx, work)
 
     return await guard(run)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, cast
 
@@ -12,14 +12,14 @@ from pydantic import BaseModel, ValidationError
 
 from opindex.config import Config
 from opindex.daemon import SyncDaemon
-from opindex.envelope import SearchRequest, SearchResponse
+from opindex.envelope import GlobalSearchResponse, SearchRequest, SearchResponse
 from opindex.errors import InvalidArgumentError, OpindexError
 from opindex.mcp.callers import Caller, Refusal, http_caller
 from opindex.mcp.error_text import error_text
-from opindex.mcp.rendering import render_search
+from opindex.mcp.rendering import render_global, render_search
 from opindex.mcp.status_report import IndexStatusReport, status_report
-from opindex.mcp.wire import Detail, Wire, search_out
-from opindex.service import FilterNames, Service
+from opindex.mcp.wire import Detail, Wire, global_search_out, search_out
+from opindex.service import FilterNames, Kind, Service
 
 
 def app_state(ctx: Context) -> AppState:
@@ -100,6 +100,24 @@ class AppState:
         """The tenants whose status this caller may read: its own, and only its own."""
         return () if caller.tenant is None else (caller.tenant,)
 
+    async def search_everything(
+        self,
+        caller: Caller,
+        request: SearchRequest,
+        kinds: Sequence[Kind],
+        names: FilterNames | None = None,
+    ) -> GlobalSearchResponse:
+        """One ranking over *kinds* for a configured tenant (a live-only caller searches
+        kind by kind with the per-kind tools)."""
+        if caller.tenant is None:
+            raise InvalidArgumentError(
+                "searching every kind at once needs a configured tenant; use the per-kind "
+                "search tools with this key"
+            )
+        return await self.service.search_everything(
+            request, kinds, tenant=caller.tenant, names=names
+        )
+
     async def search(
         self, caller: Caller, request: SearchRequest, names: FilterNames | None = None
     ) -> SearchResponse:
@@ -139,6 +157,12 @@ def search_result(response: SearchResponse, detail: Detail = "brief") -> CallToo
     """A search envelope as compact structured content, with its ranked text rendering."""
     text = render_search(response, brief=detail == "brief")
     return text_result(text, search_out(response, detail).wire())
+
+
+def global_result(response: GlobalSearchResponse, detail: Detail = "brief") -> CallToolResult:
+    """A search across kinds as compact structured content, with its text rendering."""
+    text = render_global(response, brief=detail == "brief")
+    return text_result(text, global_search_out(response, detail).wire())
 
 
 def wire_result(model: Wire, text: str) -> CallToolResult:

@@ -48,6 +48,7 @@ from opindex.mcp.rendering import (
     render_work_package_list,
 )
 from opindex.mcp.search_tools import (
+    openproject_search,
     openproject_search_meetings,
     openproject_search_wiki_pages,
     openproject_search_work_packages,
@@ -204,6 +205,7 @@ async def openproject_index_status(ctx: Context) -> Annotated[CallToolResult, In
 
 
 TOOL_FUNCTIONS: tuple[Callable[..., Awaitable[CallToolResult]], ...] = (
+    openproject_search,
     openproject_search_work_packages,
     openproject_search_meetings,
     openproject_search_wiki_pages,

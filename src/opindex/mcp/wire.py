@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
 from opindex.envelope import (
+    GlobalSearchResponse,
     LookupEntry,
     LookupResponse,
     ReadMeta,
@@ -27,7 +28,7 @@ from opindex.envelope import (
     SearchResult,
     WorkPackageListResponse,
 )
-from opindex.service import COMMENT_META, AttributeValue
+from opindex.service import ATTACHMENT_META, COMMENT_META, AttributeValue
 
 Detail = Literal["brief", "full"]
 
@@ -96,6 +97,9 @@ class HitOut(Wire):
     snippet: str | None = None
     matched_comments: list[SubMatchOut] | None = None
     matched_agenda_items: list[SubMatchOut] | None = None
+    matched_attachments: list[SubMatchOut] | None = None
+    kind: str | None = None
+    """Set in a search across kinds, where results of several kinds are ranked together."""
     # detail: full
     match_type: str | None = None
     matches: list[FieldScoreOut] | None = None
@@ -196,6 +200,14 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
         snippet=snippet,
         matched_comments=_subs(result.matched_comments or (), shown, titled=False),
         matched_agenda_items=_subs(result.matched_agenda_items or (), shown, titled=True),
+        matched_attachments=[
+            SubMatchOut(
+                id=item.id,
+                title=item.file_name,
+                snippet=item.snippet if item.snippet and item.snippet != shown else None,
+            )
+            for item in result.matched_attachments or ()
+        ],
     )
     if detail == "full":
         hit.type = _text(attributes.get("type_name"))
@@ -249,6 +261,68 @@ def search_out(response: SearchResponse, detail: Detail) -> SearchOut:
     return SearchOut(
         results=[hit_out(result, detail, scored=scored) for result in response.results],
         meta=meta_out(response.meta, detail),
+    )
+
+
+class KindOut(Wire):
+    """How one kind of a search across kinds was answered."""
+
+    kind: str
+    source: str
+    index_state: str
+    total: int
+    fallback_strategy: str | None = None
+    effective_query: str | None = None
+    notes: list[str] | None = None
+
+
+class GlobalMetaOut(Wire):
+    """Where the answers of a search across kinds came from, kind by kind."""
+
+    tenant: str
+    total: int
+    kinds: list[KindOut]
+    not_searched: list[dict[str, str]] | None = None
+    age_seconds: float | None = None
+
+
+class GlobalSearchOut(Wire):
+    """A search across kinds: one ranking, each result naming its kind."""
+
+    results: list[HitOut]
+    meta: GlobalMetaOut
+
+
+def global_search_out(response: GlobalSearchResponse, detail: Detail) -> GlobalSearchOut:
+    """The wire form of a search across kinds."""
+    scored = bool(response.meta.original_query.strip())
+    hits = []
+    for result in response.results:
+        hit = hit_out(result, detail, scored=scored)
+        hit.kind = result.kind
+        hits.append(hit)
+    meta = response.meta
+    return GlobalSearchOut(
+        results=hits,
+        meta=GlobalMetaOut(
+            tenant=meta.tenant,
+            total=meta.total,
+            kinds=[
+                KindOut(
+                    kind=answer.kind,
+                    source=answer.source,
+                    index_state=answer.index_state,
+                    total=answer.total,
+                    fallback_strategy=answer.fallback_strategy,
+                    effective_query=answer.effective_query if answer.fallback_strategy else None,
+                    notes=answer.notes or None,
+                )
+                for answer in meta.kinds
+            ],
+            not_searched=[{"kind": item.kind, "reason": item.reason} for item in meta.not_searched]
+            or None,
+            age_seconds=None if meta.age_seconds is None else round(meta.age_seconds, 1),
+        ),
     )
 
 
@@ -309,7 +383,11 @@ def agenda_items(record: RecordOut) -> list[dict[str, Any]]:
 
 def shown_attributes(attributes: Mapping[str, AttributeValue]) -> dict[str, AttributeValue]:
     """Attributes worth showing (the comment metadata is shown with the comments)."""
-    return {key: value for key, value in attributes.items() if key != COMMENT_META}
+    return {
+        key: value
+        for key, value in attributes.items()
+        if key not in (COMMENT_META, ATTACHMENT_META)
+    }
 
 
 def record_comments(record: RecordOut) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ the edges render with are exported here beside it.
 from typing import TYPE_CHECKING
 
 from opindex.lazy_names import lazy_getattr
-from opindex.record_builders import COMMENT_META
+from opindex.record_builders import ATTACHMENT_META, COMMENT_META
 from opindex.records import AttributeValue
 from opindex.search import KINDS, Kind, Query, match_spans, parse_query, token_texts
 from opindex.service.facade import CALLER_TENANT, Service
@@ -55,6 +55,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "ATTACHMENT_META",
     "CALLER_TENANT",
     "COMMENT_META",
     "KINDS",

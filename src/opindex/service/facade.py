@@ -7,6 +7,7 @@ pydantic envelope from ``opindex.envelope`` that says where it came from.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +21,7 @@ from opindex.envelope import (
     MAX_ID,
     ActivityListResponse,
     AnsweredBy,
+    GlobalSearchResponse,
     LookupEntry,
     LookupResponse,
     MatchModeName,
@@ -39,8 +41,10 @@ from opindex.errors import (
 from opindex.live import WikiDirectoryCache
 from opindex.moments import Clock, utc_now
 from opindex.records import Record
+from opindex.search import KINDS, Kind
 from opindex.service import record_reads
 from opindex.service.directory import DIRECTORY_KINDS, DirectoryKind
+from opindex.service.global_search import search_kinds
 from opindex.service.named_filters import FilterNames, named_request
 from opindex.service.routing import is_upstream_unavailable
 from opindex.service.search_flow import search_tenant
@@ -156,6 +160,26 @@ class Service:
         """
         runtime = self._runtimes[self.resolve_tenant(tenant)]
         return await search_tenant(runtime, await named_request(runtime.directory, request, names))
+
+    async def search_everything(
+        self,
+        request: SearchRequest,
+        kinds: Sequence[Kind] = KINDS,
+        *,
+        tenant: str | None = None,
+        names: FilterNames | None = None,
+    ) -> GlobalSearchResponse:
+        """*request* over several *kinds* at once (``request.kind`` is ignored), merged
+        into one ranking; each kind follows the freshness policy on its own, and a kind
+        that cannot be searched is named in ``meta.not_searched`` with the reason."""
+        name = self.resolve_tenant(tenant)
+        runtime = self._runtimes[name]
+        resolved = await named_request(runtime.directory, request, names)
+
+        async def one(kind_request: SearchRequest) -> SearchResponse:
+            return await search_tenant(runtime, kind_request)
+
+        return await search_kinds(one, resolved, kinds, name)
 
     async def search_with_credential(
         self,

@@ -7,17 +7,19 @@ the two paths cannot present the same scored record differently.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from opindex.envelope import (
     FieldMatchOut,
     MatchedAgendaItem,
+    MatchedAttachment,
     MatchedComment,
     ProjectRef,
     SearchResult,
 )
-from opindex.record_builders import COMMENT_META
+from opindex.record_builders import ATTACHMENT_META, COMMENT_META
 from opindex.records import Record
 from opindex.search import (
     DEFAULT_MIN_SCORE,
@@ -148,6 +150,26 @@ def _agenda_titles(document: SearchDocument) -> dict[int, str]:
     return titles
 
 
+ATTACHMENTS_FIELD = "attachments"
+_INTERNAL = (COMMENT_META, ATTACHMENT_META)
+"""Attributes that travel with a record for the builders, not for the caller."""
+
+
+def _attachment_names(record: Record) -> dict[int, str]:
+    """Attachment id → file name, from the container's ``attachment_meta``."""
+    raw = record.attributes.get(ATTACHMENT_META)
+    if not isinstance(raw, str):
+        return {}
+    try:
+        names = json.loads(raw)
+    except ValueError:
+        return {}
+    return {int(key): str(value) for key, value in names.items() if key.isdigit()}
+
+
+_PATHS = {"news": "news", "document": "documents", "version": "versions", "project": "projects"}
+
+
 def record_url(base_url: str | None, record: Record) -> str | None:
     """The record's page in the OpenProject web UI, when it can be built."""
     if not base_url:
@@ -158,6 +180,10 @@ def record_url(base_url: str | None, record: Record) -> str | None:
         return f"{base}/work_packages/{record_id}"
     if kind == "meeting":
         return f"{base}/meetings/{record_id}"
+    if kind in _PATHS:
+        return f"{base}/{_PATHS[kind]}/{record_id}"
+    if kind == "attachment":
+        return f"{base}/api/v3/attachments/{record_id}/content"
     slug = record.attributes.get("slug")
     if isinstance(slug, str) and slug and record.project_id is not None:
         return f"{base}/projects/{record.project_id}/wiki/{slug}"
@@ -201,7 +227,11 @@ class ResultBuilder:
             else None,
             updatedAt=record.updated_at,
             url=record_url(self._base_url, record),
-            attributes={k: v for k, v in record.attributes.items() if k != COMMENT_META},
+            attributes={
+                k: v
+                for k, v in record.attributes.items()
+                if k not in (COMMENT_META, ATTACHMENT_META)
+            },
         )
         if kind == "meeting":
             titles = _agenda_titles(document)
@@ -215,5 +245,11 @@ class ResultBuilder:
             result.matched_comments = [
                 MatchedComment(id=sub.ref, snippet=sub.snippet)
                 for sub in _sub_matches(ranked, (COMMENT_FIELD,), self._scorer)
+            ]
+        if any(match.field == ATTACHMENTS_FIELD for match in ranked.matches):
+            names = _attachment_names(record)
+            result.matched_attachments = [
+                MatchedAttachment(id=sub.ref, fileName=names.get(sub.ref, ""), snippet=sub.snippet)
+                for sub in _sub_matches(ranked, (ATTACHMENTS_FIELD,), self._scorer)
             ]
         return result
