@@ -29,6 +29,7 @@ from opindex.index import SCHEMA_VERSION, TenantIndex
 from opindex.openproject import (
     AgendaItem,
     Meeting,
+    Project,
     Status,
     WikiPage,
     WorkPackage,
@@ -36,7 +37,12 @@ from opindex.openproject import (
     resolve_status_closed,
 )
 from opindex.openproject.api_models import Activity
-from opindex.record_builders import meeting_record, wiki_page_record, work_package_record
+from opindex.record_builders import (
+    meeting_record,
+    project_record,
+    wiki_page_record,
+    work_package_record,
+)
 from opindex.records import Record
 from opindex.sandbox.corpus import Corpus
 from opindex.sandbox.corpus import Meeting as SandboxMeeting
@@ -51,7 +57,7 @@ from opindex.sandbox.hal_content import (
     wiki_page_resource,
     work_package_resource,
 )
-from opindex.sandbox.hal_core import status_resource
+from opindex.sandbox.hal_core import project_resource, status_resource
 from opindex.sandbox.options import MeetingsApi
 from opindex.sandbox.store import SandboxStore
 from opindex.state import IndexPointer, RecordVersion, StateStore
@@ -105,8 +111,11 @@ def _project_known(store: SandboxStore, kind: str, record_id: int, project: int)
 
 def corpus_records(source: CorpusSource) -> Iterator[Record]:
     """Every record an admin's full sync of the corpus indexes, in the syncer's conversion
-    and order (work packages, meetings, wiki pages)."""
+    and order (projects, work packages, meetings, wiki pages)."""
     store = SandboxStore(source.head)
+    for project in store.projects.values():
+        if project.active:  # the syncer lists active projects (archived ones hold nothing)
+            yield project_record(Project.from_hal(project_resource(project)))
     statuses = [Status.from_hal(status_resource(s)) for s in store.statuses.values()]
     closed_by_status = closed_status_ids(statuses)
     for item in source.work_packages:

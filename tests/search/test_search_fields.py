@@ -21,8 +21,13 @@ from opindex.search.rank import rank_records
 def test_field_names_and_weights() -> None:
     table = {kind: [(s.name, s.weight) for s in specs] for kind, specs in FIELD_SPECS.items()}
     assert table == {
-        "work_package": [("subject", 3.0), ("description", 1.0), ("comments", 1.0)],
-        "wiki_page": [("title", 3.0), ("text", 1.0)],
+        "work_package": [
+            ("subject", 3.0),
+            ("description", 1.0),
+            ("comments", 1.0),
+            ("attachments", 1.0),
+        ],
+        "wiki_page": [("title", 3.0), ("text", 1.0), ("attachments", 1.0)],
         "meeting": [
             ("title", 3.0),
             ("location", 1.0),
@@ -32,8 +37,21 @@ def test_field_names_and_weights() -> None:
             ("agenda_notes", 1.5),
             ("outcome_notes", 1.5),
             ("participants", 1.0),
+            ("attachments", 1.0),
         ],
+        "news": [("title", 3.0), ("summary", 2.0), ("description", 1.0), ("attachments", 1.0)],
+        "document": [("title", 3.0), ("description", 1.0), ("attachments", 1.0)],
+        "project": [
+            ("name", 3.0),
+            ("identifier", 2.0),
+            ("description", 1.0),
+            ("status_explanation", 1.0),
+        ],
+        "version": [("name", 3.0), ("description", 1.0)],
+        "attachment": [("file_name", 3.0), ("description", 1.0), ("content", 1.0)],
     }
+    # Every kind's heaviest field weighs the same: scores compare across kinds.
+    assert {max(weight for _, weight in fields) for fields in table.values()} == {3.0}
     assert set(FIELD_SPECS) == set(KINDS)
 
 

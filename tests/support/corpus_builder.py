@@ -113,6 +113,46 @@ class CorpusBuilder:
         self.data["projects"].append(record)
         return record
 
+    def add_news(self, news_id: int, **fields: Any) -> dict[str, Any]:
+        """A news item in project 1 by Ada (override any key)."""
+        return self._add("news", {"id": news_id, "project": 1, "title": f"News {news_id}",
+                                  "author": 1}, fields)  # fmt: skip
+
+    def add_document(self, document_id: int, **fields: Any) -> dict[str, Any]:
+        """A document in project 1."""
+        return self._add(
+            "documents",
+            {"id": document_id, "project": 1, "title": f"Document {document_id}"},
+            fields,
+        )
+
+    def add_version(self, version_id: int, **fields: Any) -> dict[str, Any]:
+        """A version defined by project 1."""
+        return self._add(
+            "versions", {"id": version_id, "project": 1, "name": f"Version {version_id}"}, fields
+        )
+
+    def add_attachment(
+        self, attachment_id: int, container: tuple[str, int], **fields: Any
+    ) -> dict[str, Any]:
+        """A file attached to *container* (``("work_packages", 101)``): a small text file
+        unless ``generate`` or ``contentBase64`` say otherwise."""
+        kind, container_id = container
+        record: dict[str, Any] = {
+            "id": attachment_id,
+            "container": {"kind": kind, "id": container_id},
+            "fileName": f"file-{attachment_id}.txt",
+            "author": 1,
+        }
+        if "contentBase64" not in fields:
+            record["generate"] = {"format": "text", "text": f"attachment {attachment_id}"}
+        return self._add("attachments", record, fields)
+
+    def _add(self, key: str, record: dict[str, Any], fields: dict[str, Any]) -> dict[str, Any]:
+        record.update(fields)
+        self.data.setdefault(key, []).append(record)
+        return record
+
     def build(self) -> dict[str, Any]:
         """A deep copy of the corpus so far, ready for ``running_sandbox``."""
         return copy.deepcopy(self.data)

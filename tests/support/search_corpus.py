@@ -218,10 +218,63 @@ WIKI_PAGES: tuple[SearchDocument, ...] = (
     wiki_page(304, "Straße und Café", "Notizen zur Übergabe in der Zürcher Niederlassung."),
 )
 
+
+def record(
+    kind: Kind, record_id: int, **fields: str | tuple[tuple[int, str], ...]
+) -> SearchDocument:
+    """A document of one of the listed kinds; a tuple value is (ref, text) pairs."""
+    built = {
+        name: refs(*value) if isinstance(value, tuple) else values(value)
+        for name, value in fields.items()
+    }
+    return SearchDocument(kind=kind, id=record_id, fields=built)
+
+
+NEWS: tuple[SearchDocument, ...] = (
+    record("news", 801, title="Q3 budget approved", summary="The board said yes",
+           description="Approval came after the roadmap review with Jürgen Müller."),
+    record("news", 802, title="Café opens on floor 3", summary="Espresso for everyone",
+           description="", attachments=((951, "Menu and opening hours of the café."),)),
+    record("news", 803, title="Memory leak fixed", summary="Agents restart less often",
+           description="A leak in the sync worker was found and fixed."),
+)  # fmt: skip
+DOCUMENTS: tuple[SearchDocument, ...] = (
+    record("document", 851, title="Budget approval policy", description="Who signs what."),
+    record("document", 852, title="Supplier contracts", description="Signed originals.",
+           attachments=((952, "The indemnification clause covers third-party claims."),)),
+    record("document", 853, title="Roadmap 2027", description="Themes for Q3 and Q4."),
+)  # fmt: skip
+PROJECTS: tuple[SearchDocument, ...] = (
+    record("project", 1, name="Operations", identifier="ops", description="Keeps the lights on.",
+           status_explanation="Budget freeze until the audit ends."),
+    record("project", 2, name="People & Hiring", identifier="hr",
+           description="Recruiting, onboarding and the café committee.", status_explanation=""),
+    record("project", 3, name="Platform", identifier="platform",
+           description="Memory and latency work.", status_explanation="On track for Q3."),
+)  # fmt: skip
+VERSIONS: tuple[SearchDocument, ...] = (
+    record("version", 871, name="Release Aurora", description="Ships the roadmap view."),
+    record("version", 872, name="Q3 budget", description="Approval workflow for budgets."),
+    record("version", 873, name="Müller", description="Named after Jürgen Müller."),
+)
+ATTACHMENTS: tuple[SearchDocument, ...] = (
+    record("attachment", 951, file_name="menu.pdf", description="Café menu",
+           content="Menu and opening hours of the café."),
+    record("attachment", 952, file_name="contract.pdf", description="Signed",
+           content="The indemnification clause covers third-party claims. Budget approval."),
+    record("attachment", 953, file_name="leak-report.docx", description="",
+           content="Memory leak analysis for Q3 with a roadmap of fixes."),
+)  # fmt: skip
+
 CORPUS: dict[Kind, tuple[SearchDocument, ...]] = {
     "meeting": MEETINGS,
     "work_package": WORK_PACKAGES,
     "wiki_page": WIKI_PAGES,
+    "news": NEWS,
+    "document": DOCUMENTS,
+    "project": PROJECTS,
+    "version": VERSIONS,
+    "attachment": ATTACHMENTS,
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from opindex.cli.config_option import add_config_argument
 from opindex.cli.sync_command import selected_tenants
 from opindex.config import load_config
-from opindex.service import TenantStatus, tenant_status
+from opindex.service import KIND_KEYS, KIND_LABELS, KINDS, TenantStatus, tenant_status
 
 
 def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -64,9 +64,18 @@ def render(status: TenantStatus, now: datetime) -> str:
         )
     lines.append(f"  last successful sync: {_when(status.last_sync_at, now)}")
     lines.append(
-        f"  documents: {documents.get('work_packages', 0)} work packages, "
-        f"{documents.get('wiki_pages', 0)} wiki pages, {documents.get('meetings', 0)} meetings"
+        "  documents: "
+        + ", ".join(f"{documents.get(KIND_KEYS[kind], 0)} {KIND_LABELS[kind][1]}" for kind in KINDS)
     )
+    outcomes = status.attachments.get("by_outcome") or {}
+    if outcomes:
+        reasons = status.attachments.get("by_reason") or {}
+        why = ", ".join(f"{reason} {count}" for reason, count in sorted(reasons.items()))
+        lines.append(
+            "  attached files: "
+            + ", ".join(f"{count} {outcome}" for outcome, count in sorted(outcomes.items()))
+            + (f" ({why})" if why else "")
+        )
     if status.index_bytes is not None:
         lines.append(f"  index: {_size(status.index_bytes)} (generation {status.generation})")
     if status.last_error:

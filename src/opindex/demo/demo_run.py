@@ -21,13 +21,20 @@ from opindex.demo.sandbox_process import running_sandbox
 from opindex.demo.tour import TOUR, StepOutcome, TourStep, run_tour
 from opindex.mcp import plural
 from opindex.sandbox import sample_corpus_path
-from opindex.service import KINDS, Kind, Service, SyncProgress, TerminalProgress, sync_tenant
+from opindex.service import (
+    KIND_KEYS,
+    KINDS,
+    Kind,
+    Service,
+    SyncProgress,
+    TerminalProgress,
+    sync_tenant,
+)
 
 DEMO_TENANT = "demo"
 DEMO_KEY = "key-admin"
 """The sample corpus's administrator key: a key of the local sandbox, not a real secret."""
 DEMO_SYNC_INTERVAL_SECONDS = 60
-_CORPUS_KEYS = {"work_package": "work_packages", "wiki_page": "wiki_pages", "meeting": "meetings"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,9 +100,11 @@ def write_config(data_dir: Path, base_url: str) -> Path:
 
 
 def corpus_summary(corpus: Path) -> str:
-    """``184 work packages, 32 wiki pages and 22 meetings`` for a corpus file."""
+    """``184 work packages, 32 wiki pages and 22 meetings`` for a corpus file (kinds it
+    has none of are left out; the corpus keys are the kinds' plural keys)."""
     data = json.loads(corpus.read_text(encoding="utf-8"))
-    parts = [plural(len(data.get(_CORPUS_KEYS[kind], [])), kind) for kind in KINDS]
+    counts = {kind: len(data.get(KIND_KEYS[kind]) or []) for kind in KINDS}
+    parts = [plural(count, kind) for kind, count in counts.items() if count]
     return f"{', '.join(parts[:-1])} and {parts[-1]}"
 
 
@@ -125,7 +134,7 @@ async def _demo(
     out.flush()
     report = await sync_tenant(tenant, config.data_dir, progress=progress_for(out))
     print(f"   {report.summary()}", file=out)
-    print("\nA tour: five searches as an LLM client makes them through the MCP tools.", file=out)
+    print("\nA tour: seven searches as an LLM client makes them through the MCP tools.", file=out)
     async with Service.from_config(config) as service:
         outcomes = await run_tour(service, out, steps)
     missed = [outcome.step for outcome in outcomes if not outcome.found_expected]

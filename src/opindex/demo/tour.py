@@ -1,4 +1,4 @@
-"""The demo tour: five searches over the sample corpus, each showing one thing opindex does.
+"""The demo tour: seven searches over the sample corpus, each showing one thing opindex does.
 
 Every step names the record it should find, so a test can check that the shipped sample
 corpus still tells the story. Steps go through the same ``Service`` the MCP tools use.
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
-from opindex.envelope import SearchRequest, SearchResponse
+from opindex.envelope import GlobalSearchResponse, SearchRequest, SearchResponse
 from opindex.mcp import (
     describe_source,
     meta_lines,
@@ -20,7 +20,7 @@ from opindex.mcp import (
     result_heading,
     result_lines,
 )
-from opindex.service import Kind, Service
+from opindex.service import KIND_LABELS, Kind, Service
 
 SHOWN_RESULTS = 3
 
@@ -39,6 +39,8 @@ class TourStep:
     query: str
     expect_id: int
     compare_live: bool = False
+    across_kinds: bool = False
+    """Search every kind at once (``openproject_search``); ``kind`` is the expected one's."""
 
 
 TOUR: tuple[TourStep, ...] = (
@@ -83,6 +85,24 @@ TOUR: tuple[TourStep, ...] = (
         query="kubernetes canary",
         expect_id=1003,
     ),
+    TourStep(
+        title="A phrase that exists only inside an attached PDF",
+        explanation="The supplier contract is a PDF attached to the certificate work package. "
+        "A sync extracted its text once; the work package is found through it, and the hit "
+        "names the file.",
+        kind="work_package",
+        query="indemnification clause",
+        expect_id=1001,
+    ),
+    TourStep(
+        title="Everything at once",
+        explanation="One ranking over work packages, wiki pages, meetings, news, documents, "
+        "projects, versions and attached files; every result says what it is.",
+        kind="attachment",
+        query="Vertragsstrafe",
+        expect_id=951,
+        across_kinds=True,
+    ),
 )
 
 
@@ -92,7 +112,7 @@ class StepOutcome:
     expected record was among the index's results."""
 
     step: TourStep
-    response: SearchResponse
+    response: SearchResponse | GlobalSearchResponse
     live: SearchResponse | None
     found_expected: bool
 
@@ -108,9 +128,11 @@ async def run_tour(
 
 
 async def _run_step(service: Service, out: TextIO, number: int, step: TourStep) -> StepOutcome:
-    label = plural(2, step.kind).split(" ", 1)[1]
+    label = "every kind" if step.across_kinds else plural(2, step.kind).split(" ", 1)[1]
     print(f"\n{number}. {step.title}: “{step.query}” ({label})", file=out)
     print(f"   {step.explanation}", file=out)
+    if step.across_kinds:
+        return await _run_across_kinds(service, out, step)
     response, seconds = await _timed_search(service, step, "auto")
     print(f"   → {describe_source(response.meta)}, {seconds * 1000:.0f} ms", file=out)
     _print_results(out, response)
@@ -121,6 +143,24 @@ async def _run_step(service: Service, out: TextIO, number: int, step: TourStep) 
         _print_results(out, live)
     found = any(result.id == step.expect_id for result in response.results)
     return StepOutcome(step, response, live, found)
+
+
+async def _run_across_kinds(service: Service, out: TextIO, step: TourStep) -> StepOutcome:
+    request = SearchRequest(kind=step.kind, query=step.query, limit=SHOWN_RESULTS)
+    started = time.perf_counter()
+    response = await service.search_everything(request)
+    seconds = time.perf_counter() - started
+    sources = {answer.source for answer in response.meta.kinds}
+    where = "answered from the index" if sources == {"index"} else "answered live or mixed"
+    print(f"   → {where}, {len(response.meta.kinds)} kinds, {seconds * 1000:.0f} ms", file=out)
+    for rank, result in enumerate(response.results, start=1):
+        kind = KIND_LABELS[result.kind][0]
+        print(f"   {rank}. [{kind}] {result_heading(result)}", file=out)
+        for line in result_lines(result):
+            if not line.startswith("http"):
+                print(f"      {line}", file=out)
+    found = any((r.kind, r.id) == (step.kind, step.expect_id) for r in response.results)
+    return StepOutcome(step, response, None, found)
 
 
 async def _timed_search(

@@ -27,17 +27,11 @@ from opindex.mcp.wire import (
     repeated_fields,
     shown_attributes,
 )
+from opindex.service import KIND_LABELS as KINDS_IN_WORDS
 from opindex.service import token_texts
 
 KIND_LABELS: Mapping[str, tuple[str, str]] = {
-    "work_package": ("work package", "work packages"),
-    "wiki_page": ("wiki page", "wiki pages"),
-    "meeting": ("meeting", "meetings"),
-    "news": ("news item", "news items"),
-    "document": ("document", "documents"),
-    "project": ("project", "projects"),
-    "version": ("version", "versions"),
-    "attachment": ("attached file", "attached files"),
+    **dict(KINDS_IN_WORDS.items()),
     "record": ("record", "records"),
 }
 SNIPPET_WIDTH = 240

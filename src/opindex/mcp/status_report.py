@@ -32,6 +32,13 @@ class TenantIndexStatus(BaseModel):
         default=None, description="Interval of this server's background sync (None: off)."
     )
     problems: list[str] = Field(default_factory=list)
+    attached_files: dict[str, int] = Field(
+        default_factory=dict,
+        description="Attached files by how their text was read (extracted, skipped, …).",
+    )
+    skipped_files: dict[str, int] = Field(
+        default_factory=dict, description="Attached files not read, by reason (too_large, …)."
+    )
 
 
 class IndexStatusReport(BaseModel):
@@ -63,4 +70,6 @@ def _tenant_status(status: TenantStatus, interval: int | None) -> TenantIndexSta
         syncing_since=status.syncing.since if status.syncing is not None else None,
         background_sync_seconds=interval,
         problems=list(status.public_problems),
+        attached_files=dict(status.attachments.get("by_outcome") or {}),
+        skipped_files=dict(status.attachments.get("by_reason") or {}),
     )

@@ -7,7 +7,14 @@ from opindex.search.analysis import (
     analyze_document,
     fast_token_texts,
 )
-from opindex.search.document import KINDS, FieldValue, Kind, SearchDocument
+from opindex.search.document import (
+    KIND_KEYS,
+    KIND_LABELS,
+    KINDS,
+    FieldValue,
+    Kind,
+    SearchDocument,
+)
 from opindex.search.fields import (
     DEEP_FIELDS,
     FIELD_SPECS,
@@ -72,6 +79,8 @@ __all__ = [
     "FIELD_SPECS",
     "INDEX_ARRAYS",
     "KINDS",
+    "KIND_KEYS",
+    "KIND_LABELS",
     "SHALLOW_FIELDS",
     "Alternative",
     "AnalyzedDocument",

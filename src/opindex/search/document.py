@@ -21,6 +21,30 @@ KINDS: tuple[Kind, ...] = (
 )
 """Every kind of record opindex indexes, in the order answers list them."""
 
+KIND_LABELS: Mapping[Kind, tuple[str, str]] = {
+    "work_package": ("work package", "work packages"),
+    "wiki_page": ("wiki page", "wiki pages"),
+    "meeting": ("meeting", "meetings"),
+    "news": ("news item", "news items"),
+    "document": ("document", "documents"),
+    "project": ("project", "projects"),
+    "version": ("version", "versions"),
+    "attachment": ("attached file", "attached files"),
+}
+"""Each kind in words: (one, several)."""
+
+KIND_KEYS: Mapping[Kind, str] = {
+    "work_package": "work_packages",
+    "wiki_page": "wiki_pages",
+    "meeting": "meetings",
+    "news": "news",
+    "document": "documents",
+    "project": "projects",
+    "version": "versions",
+    "attachment": "attachments",
+}
+"""Each kind's plural key where outputs count records per kind (``documents``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class FieldValue:

@@ -12,7 +12,16 @@ from typing import TYPE_CHECKING
 from opindex.lazy_names import lazy_getattr
 from opindex.record_builders import ATTACHMENT_META, COMMENT_META
 from opindex.records import AttributeValue
-from opindex.search import KINDS, Kind, Query, match_spans, parse_query, token_texts
+from opindex.search import (
+    KIND_KEYS,
+    KIND_LABELS,
+    KINDS,
+    Kind,
+    Query,
+    match_spans,
+    parse_query,
+    token_texts,
+)
 from opindex.service.facade import CALLER_TENANT, Service
 from opindex.service.named_filters import FilterNames
 from opindex.service.operations import count_webhook, reach_tenant
@@ -59,6 +68,8 @@ __all__ = [
     "CALLER_TENANT",
     "COMMENT_META",
     "KINDS",
+    "KIND_KEYS",
+    "KIND_LABELS",
     "VERIFY_BYTES_PER_SECOND",
     "VERIFY_INTERVAL_SECONDS",
     "AttributeValue",

@@ -6,13 +6,7 @@ import time
 from collections.abc import Callable
 from typing import Protocol, TextIO
 
-from opindex.search import KINDS, Kind
-
-_LABELS: dict[Kind, str] = {
-    "work_package": "work packages",
-    "wiki_page": "wiki pages",
-    "meeting": "meetings",
-}
+from opindex.search import KIND_LABELS, KINDS, Kind
 
 
 class SyncProgress(Protocol):
@@ -88,7 +82,7 @@ class TerminalProgress:
         """The status line as it would be drawn now."""
         elapsed = max(self._clock() - self._started, 1e-9)
         total = sum(self._counts.values())
-        counts = " · ".join(f"{_LABELS[k]} {self._counts[k]}" for k in KINDS)
+        counts = " · ".join(f"{KIND_LABELS[k][1]} {self._counts[k]}" for k in KINDS)
         return f"{self._tenant}: {self._phase} | {counts} | {total / elapsed:.0f} docs/s"
 
     def _draw(self, *, force: bool) -> None:

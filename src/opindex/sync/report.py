@@ -6,14 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
-from opindex.search import KINDS
+from opindex.search import KIND_LABELS, KINDS
 from opindex.state import KindCounts, RunKind
-
-PLURAL_LABELS = {
-    "work_package": "work packages",
-    "wiki_page": "wiki pages",
-    "meeting": "meetings",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,11 +46,11 @@ class SyncReport:
     def summary(self) -> str:
         """One line for humans, e.g. for ``opindex sync`` output."""
         changed = ", ".join(
-            f"{PLURAL_LABELS[kind]} +{self.counts.get(kind, KindCounts()).upserted}"
+            f"{KIND_LABELS[kind][1]} +{self.counts.get(kind, KindCounts()).upserted}"
             f"/-{self.counts.get(kind, KindCounts()).deleted}"
             for kind in KINDS
         )
-        held = ", ".join(f"{self.documents.get(kind, 0)} {PLURAL_LABELS[kind]}" for kind in KINDS)
+        held = ", ".join(f"{self.documents.get(kind, 0)} {KIND_LABELS[kind][1]}" for kind in KINDS)
         sweep = ", deletions swept" if self.swept else ""
         return (
             f"{self.tenant}: {self.kind} sync ok in {self.duration_seconds:.1f} s, "

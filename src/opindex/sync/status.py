@@ -19,7 +19,7 @@ from opindex.disclosure import public_detail
 from opindex.envelope import IndexState
 from opindex.errors import IndexUnavailableError, StateError
 from opindex.index import TenantIndex, verify_generation
-from opindex.search import KINDS
+from opindex.search import KIND_KEYS, KINDS
 from opindex.state import (
     Checkpoint,
     IntegrityCheck,
@@ -71,11 +71,7 @@ def assess_freshness(
 
 StatusState = Literal["fresh", "stale", "missing", "syncing"]
 
-DOCUMENT_KEYS: Mapping[str, str] = {
-    "work_package": "work_packages",
-    "wiki_page": "wiki_pages",
-    "meeting": "meetings",
-}
+DOCUMENT_KEYS: Mapping[str, str] = dict(KIND_KEYS.items())
 """Record kind → key in ``TenantStatus.documents`` (plural, as the status output shows)."""
 
 
@@ -130,6 +126,8 @@ class TenantStatus:
     manifest: ManifestSummary | None = None
     webhooks: Mapping[str, int] = field(default_factory=dict)
     checkpoint: Checkpoint | None = None
+    attachments: Mapping[str, Any] = field(default_factory=dict)
+    """How the attached files' text was read: files by outcome and reason, per format."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (timestamps as ISO 8601 UTC strings)."""
@@ -169,6 +167,7 @@ class TenantStatus:
             "manifest": _manifest_json(self.manifest),
             "webhooks": dict(self.webhooks),
             "full_sync_checkpoint": _checkpoint_json(self.checkpoint),
+            "attachments": dict(self.attachments),
         }
 
 
@@ -196,6 +195,7 @@ def tenant_status(
     manifest: ManifestSummary | None = None
     webhooks: dict[str, int] = {}
     checkpoint: Checkpoint | None = None
+    attachments: Mapping[str, Any] = {}
     database = state_db_path(data_dir, tenant.name)
     if database.is_file():
         check: IntegrityCheck = "full" if verify else "quick"
@@ -207,6 +207,7 @@ def tenant_status(
                 capabilities = dict(stored.data) if stored is not None else None
                 manifest = state.get_manifest_summary()
                 webhooks = {name: c.count for name, c in state.webhook_counts().items()}
+                attachments = state.extraction_summary()
                 checkpoint = state.get_checkpoint()
             verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
@@ -280,6 +281,7 @@ def tenant_status(
         manifest=manifest,
         webhooks=webhooks,
         checkpoint=checkpoint,
+        attachments=attachments,
     )
 
 
