@@ -272,7 +272,10 @@ ATTACHMENT_META = "attachment_meta"
 
 def with_attachments(container: Record, attachments: Sequence[Record]) -> Record:
     """*container* with the text of its *attachments* as its ``attachments`` field (one
-    value per file with text, ref = attachment id) and their names in ``attachment_meta``."""
+    value per file with text, ref = attachment id) and their names in ``attachment_meta``;
+    *container* itself when it holds no files (as a record of a server without files)."""
+    if not attachments:
+        return container
     values = tuple(
         FieldValue(value.text, ref=attachment.id)
         for attachment in sorted(attachments, key=lambda a: a.id)

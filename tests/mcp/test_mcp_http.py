@@ -75,6 +75,10 @@ async def test_tools_list_and_every_tool_over_http(url: str, site: Site) -> None
             )
         ]
         status = await client.call_tool("openproject_index_status", {})
+        everything = await client.call_tool(
+            "openproject_search", {"query": "budget", "kinds": ["meeting", "wiki_page"]}
+        )
+    assert {hit["kind"] for hit in structured(everything)["results"]} == {"meeting", "wiki_page"}
     assert result_ids(search)[0] == BOB_WP
     assert structured(search)["meta"]["matchMode"] == "fuzzy"
     assert result_ids(exact) == [BOB_MEETING]

@@ -37,7 +37,7 @@ def test_every_tool_and_argument_is_documented() -> None:
         assert row is not None, f"{tool.name} has no row in the README's tool table"
         for argument in tool.parameters.get("properties", {}):
             assert f"`{argument}`" in row, f"{tool.name}: argument {argument} not documented"
-    assert len(TOOL_NAMES) == 10
+    assert len(TOOL_NAMES) == 11
 
 
 def test_every_exit_code_is_documented() -> None:

@@ -84,7 +84,14 @@ async def test_every_tool_answers_real_arguments(site: Site) -> None:
         meeting = await client.call_tool("openproject_get_meeting", {"id": BOB_MEETING})
         wiki_page = await client.call_tool("openproject_get_wiki_page", {"id": BOB_WIKI})
         status = await client.call_tool("openproject_index_status", {})
+        everything = await client.call_tool("openproject_search", {"query": "quarterly budget"})
 
+    found = structured(everything)
+    kinds = {(hit["kind"], hit["id"]) for hit in found["results"]}
+    assert {("work_package", BOB_WP), ("meeting", BOB_MEETING), ("wiki_page", BOB_WIKI)} <= kinds
+    assert not {record_id for _, record_id in kinds} & CAROL_IDS
+    assert {answer["kind"] for answer in found["meta"]["kinds"]} >= {"news", "attachment"}
+    assert "across" in everything.content[0].text  # type: ignore[union-attr]
     expected_first = [BOB_WP, BOB_MEETING, BOB_WIKI]
     for answer, first in zip(answers, expected_first, strict=True):
         envelope = structured(answer)
@@ -104,7 +111,10 @@ async def test_every_tool_answers_real_arguments(site: Site) -> None:
     tenants = structured(status)["tenants"]
     assert [tenant["tenant"] for tenant in tenants] == ["bob"]
     assert tenants[0]["state"] == "fresh"
-    assert tenants[0]["documents"] == {"work_packages": 1, "wiki_pages": 1, "meetings": 1}
+    documents = tenants[0]["documents"]
+    content = {key: documents[key] for key in ("work_packages", "wiki_pages", "meetings")}
+    assert content == {"work_packages": 1, "wiki_pages": 1, "meetings": 1}
+    assert documents["projects"] >= 1
 
 
 async def test_invalid_match_mode_is_an_error_result_and_sends_no_request(site: Site) -> None:

@@ -60,7 +60,7 @@ def namespaced_shell(tmp_path: Path) -> list[str]:
     return [unshare, "-rm", "sh", "-c"]
 
 
-SIZES = ("224k", "256k", "288k", "320k", "352k")
+SIZES = ("224k", "256k", "288k", "320k", "352k", "384k", "416k", "448k")
 """From "the index cannot even be created" to "the state cannot commit" (measured)."""
 
 
@@ -105,7 +105,7 @@ cp -a {mount}/data {out}/data
     assert int((out / "sync1.rc").read_text()) == cli.EXIT_LOCAL_STORAGE, (size, first_error)
     assert "Traceback" not in first_error, size
     full = ("No space left on device", "disk full", "disk is full")
-    assert any(words in first_error for words in full), size
+    assert any(words in first_error for words in full), (size, first_error)
     (status,) = json.loads((out / "status1.json").read_text(encoding="utf-8"))["tenants"]
     assert status["last_run"]["outcome"] == "failed", (size, status)  # not "interrupted"
     assert any(words in status["last_error"] for words in full)

@@ -34,6 +34,7 @@ EXPECTED_TABLES = {
     "capabilities",
     "index_pointer",
     "full_sync_checkpoint",
+    "attachment_extractions",
     "checkpoint_records",
     "manifest_summary",
     "webhook_counts",

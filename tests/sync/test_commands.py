@@ -33,6 +33,7 @@ STATUS_KEYS = {
     "manifest",
     "webhooks",
     "full_sync_checkpoint",
+    "attachments",
 }
 
 

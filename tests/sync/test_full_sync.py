@@ -160,7 +160,11 @@ async def test_server_variants(
         report = await sync_tenant(make_tenant(sandbox, ADMIN_KEY), tmp_path)
         if options.get("wiki_list"):
             # Discovery used the list: no probing of single pages beyond the capability check.
-            probes = [p for p in sandbox.stats()["by_path"] if p.startswith("/api/v3/wiki_pages/")]
+            probes = [
+                path
+                for path in sandbox.stats()["by_path"]
+                if path.startswith("/api/v3/wiki_pages/") and not path.endswith("/attachments")
+            ]
             assert len(probes) <= 1
     assert report.documents["wiki_page"] == len(WIKI_IDS)
     assert report.documents["meeting"] == len(corpus["meetings"])

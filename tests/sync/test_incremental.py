@@ -101,12 +101,14 @@ async def test_unchanged_tenant_costs_few_requests_and_writes_nothing(
     assert report.kind == "incremental"
     by_path = sandbox.stats()["by_path"]
     assert sandbox.stats()["requests"] == report.requests
-    # users/me, projects, one manifest page, one meeting page; the wiki's share: pages due
-    # for their hourly re-read (none yet) and one batch of ids above the highest page.
+    # users/me, projects, one manifest page, one meeting page, one page each of news,
+    # documents and versions; the wiki's share: pages due for their hourly re-read (none
+    # yet) and one batch of ids above the highest page. No attachment list: nothing changed.
     assert by_path["/api/v3/work_packages"] == 1 and by_path["/api/v3/meetings"] == 1
+    assert [by_path[f"/api/v3/{name}"] for name in ("news", "documents", "versions")] == [1, 1, 1]
     wiki = sum(n for path, n in by_path.items() if path.startswith("/api/v3/wiki_pages/"))
     assert wiki <= wiki_probe.FRONTIER + 1
-    assert report.requests == 4 + wiki
+    assert report.requests == 7 + wiki
     assert all(c.upserted == 0 and c.deleted == 0 for c in report.counts.values())
     assert report.opstamp == first.opstamp  # nothing was written: the index did not move
     assert report.documents == first.documents

@@ -13,6 +13,7 @@ from tests.support.corpora import expected_ids, user_of
 from tests.support.sandbox import MEMBER_KEY, SandboxHandle
 
 from opindex import cli
+from opindex.search import KIND_KEYS
 from opindex.state import StateStore, tenant_lock
 from opindex.sync import sync_tenant, tenant_status
 
@@ -28,7 +29,7 @@ async def test_status_follows_the_clock_and_the_lock(
 
     never = tenant_status(tenant, data_dir, clock=clock)
     assert (never.state, never.freshness, never.last_sync_at) == ("missing", "missing", None)
-    assert never.documents == {"work_packages": 0, "wiki_pages": 0, "meetings": 0}
+    assert never.documents == dict.fromkeys(KIND_KEYS.values(), 0)
     assert not _exists(data_dir)  # status creates nothing
 
     report = await sync_tenant(tenant, data_dir, clock=clock)

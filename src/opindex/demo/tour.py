@@ -150,12 +150,15 @@ async def _run_across_kinds(service: Service, out: TextIO, step: TourStep) -> St
     started = time.perf_counter()
     response = await service.search_everything(request)
     seconds = time.perf_counter() - started
-    sources = {answer.source for answer in response.meta.kinds}
-    where = "answered from the index" if sources == {"index"} else "answered live or mixed"
+    sources = {(answer.source, answer.index_state) for answer in response.meta.kinds}
+    if len(sources) == 1 and next(iter(sources))[0] == "index":
+        where = f"answered from the {next(iter(sources))[1]} index"
+    else:
+        where = "answered partly live"
     print(f"   → {where}, {len(response.meta.kinds)} kinds, {seconds * 1000:.0f} ms", file=out)
     for rank, result in enumerate(response.results, start=1):
         kind = KIND_LABELS[result.kind][0]
-        print(f"   {rank}. [{kind}] {result_heading(result)}", file=out)
+        print(f"   {rank}. {result_heading(result)} [{kind}]", file=out)
         for line in result_lines(result):
             if not line.startswith("http"):
                 print(f"      {line}", file=out)

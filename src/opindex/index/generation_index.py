@@ -17,6 +17,7 @@ from opindex.errors import IndexDamagedError, IndexUnavailableError
 from opindex.index import analysis_store, checksums, record_codec, vocabulary_file
 from opindex.index import schema as s
 from opindex.index.analysis_store import AnalysisStore
+from opindex.index.generations import full_disk_note
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
 from opindex.records import Record
@@ -44,7 +45,9 @@ def tantivy_errors(path: Path, action: str) -> Iterator[None]:
         raise
     except (ValueError, OSError) as exc:
         _diagnose(path, exc, panicked=False)
-        raise IndexUnavailableError(f"index at {path}: cannot {action}: {exc}") from exc
+        raise IndexUnavailableError(
+            f"index at {path}: cannot {action}: {exc}{full_disk_note(path)}"
+        ) from exc
     except BaseException as exc:
         # A corrupt file can make Tantivy panic; pyo3 raises PanicException, which
         # derives from BaseException and has no importable name.

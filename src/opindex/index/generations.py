@@ -155,3 +155,19 @@ def _fsync_dir(path: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+FULL_DISK_BYTES = 1024 * 1024
+"""Free space below which a failed write is blamed on a full disk."""
+
+
+def full_disk_note(data_dir: Path) -> str:
+    """ " (the file system … is full …)" when little space is left, else ""."""
+    try:
+        stats = os.statvfs(data_dir)
+    except OSError:
+        return ""
+    free = stats.f_bavail * stats.f_frsize
+    if free >= FULL_DISK_BYTES:
+        return ""
+    return f" (the disk is full: the file system holding {data_dir} has {free} bytes free)"

@@ -21,8 +21,8 @@ QueryText = Annotated[
     Field(
         max_length=MAX_QUERY_LENGTH,
         description=(
-            "Plain words or a question; typos, word order and missing accents are tolerated. "
-            "Empty lists the most recently updated records."
+            "Words or a question; typos, word order and accents are tolerated. Empty: the "
+            "newest records."
         ),
     ),
 ]
@@ -30,8 +30,8 @@ MatchMode = Annotated[
     Literal["fuzzy", "exact"],
     Field(
         description=(
-            "'fuzzy' (default) tolerates typos, word order and partial words; 'exact' is a "
-            "case-insensitive substring, for strings known verbatim."
+            "'fuzzy' (default) tolerates typos and word order; 'exact': a case-insensitive "
+            "substring known verbatim."
         ),
     ),
 ]
@@ -65,7 +65,7 @@ UpdatedAfter = Annotated[
     Field(
         description=(
             "Updated at or after this ISO date or datetime ('2026-03-01', "
-            "'2026-03-01T09:00Z'; UTC unless an offset is given)."
+            "'2026-03-01T09:00Z'; UTC by default)."
         ),
     ),
 ]
@@ -80,9 +80,8 @@ KindsChoice = Annotated[
     list[KindName] | None,
     Field(
         description=(
-            "Only these kinds (default: all): work_package, wiki_page, meeting, news, "
-            "document, project, version, attachment (an attached file on its own; the text of "
-            "attached files is also searched as part of the record they are attached to)."
+            "Only these kinds (default: all). File text is also searched within the "
+            "record it is attached to."
         ),
     ),
 ]
@@ -112,8 +111,8 @@ SourceChoice = Annotated[
     Literal["auto", "index", "live"],
     Field(
         description=(
-            "'auto' (default): the index when fresh, else OpenProject live. 'index': the "
-            "index even if stale. 'live': ask OpenProject now (slower)."
+            "'auto' (default): the index when fresh, else live. 'index': even if stale. "
+            "'live': ask OpenProject now (slower)."
         ),
     ),
 ]
@@ -122,8 +121,8 @@ Fallback = Annotated[
     Field(
         strict=True,
         description=(
-            "When nothing matches, retry with a relaxed query (prefixes, fewer words, related "
-            "terms) and say so first. Default true."
+            "When nothing matches, retry a relaxed query (prefixes, fewer words, related "
+            "terms) and say so."
         ),
     ),
 ]

@@ -85,11 +85,11 @@ async def openproject_search_work_packages(
     source: SourceChoice = "auto",
     fallback: Fallback = True,
 ) -> SearchResult:
-    """Search work packages (tasks, bugs, features) by subject, description and comments.
+    """Search work packages (tasks, bugs, features) by subject, description, comments and
+    attached files.
 
-    Accepts natural-language phrasing; tolerates typos, reordered words, partial words and
-    missing accents. Returns results ranked by relevance with the matching excerpt and the
-    comments that matched. Filters take names (project 'platform', assignee 'me').
+    Tolerates typos, reordered words and missing accents. Ranked, with the matching excerpt
+    and comments. Filters take names (project 'platform', assignee 'me').
     """
 
     async def run() -> CallToolResult:
@@ -124,12 +124,10 @@ async def openproject_search_meetings(
     source: SourceChoice = "auto",
     fallback: Fallback = True,
 ) -> SearchResult:
-    """Search meetings and agenda items: titles, locations, agenda notes, outcomes (decisions)
-    and participants.
+    """Search meetings: titles, locations, agenda notes, outcomes (decisions), participants.
 
-    Accepts natural-language phrasing ("what did we decide about hiring"); tolerates typos
-    and reordered words. Returns results ranked by relevance with matching excerpts and the
-    agenda items that matched.
+    Accepts questions ("what did we decide about hiring"); tolerates typos. Ranked, with
+    the agenda items that matched.
     """
 
     async def run() -> CallToolResult:
@@ -187,42 +185,27 @@ async def openproject_search(
     ctx: Context,
     query: QueryText = "",
     kinds: KindsChoice = None,
-    matchMode: MatchMode = "fuzzy",
     limit: Limit = DEFAULT_LIMIT,
     project: ProjectRef = None,
-    updatedAfter: UpdatedAfter = None,
-    updatedBefore: UpdatedBefore = None,
-    sort: SortChoice = "relevance",
-    detail: DetailChoice = "brief",
     source: SourceChoice = "auto",
-    fallback: Fallback = True,
 ) -> GlobalResult:
     """Search everything at once: work packages, wiki pages, meetings, news, documents,
-    projects, versions and the text of attached files (PDF, Word, spreadsheets, …).
+    projects, versions and attached files (PDF, Office, text).
 
-    One ranking across kinds (scores compare); each result names its kind, and a hit inside
-    an attached file names the file. Use it when you do not know where something was
-    written; narrow with `kinds`. Tolerates typos and reordered words.
+    One ranking; each result names its kind, a hit inside a file names the file.
     """
 
     async def run() -> CallToolResult:
-        request = _request(
-            "work_package",  # each kind is searched in turn; see `kinds`
-            query,
-            matchMode,
-            limit,
-            source,
-            fallback,
-            (updatedAfter, updatedBefore),
-            sort,
-        )
+        request = SearchRequest(
+            kind="work_package", query=query, limit=limit, source=source
+        )  # ``kind`` is replaced by each of ``kinds`` in turn
         chosen: tuple[Kind, ...] = tuple(kinds) if kinds else KINDS
 
         async def work(state: AppState, caller: Caller) -> CallToolResult:
             response = await state.search_everything(
                 caller, request, chosen, FilterNames(project=project)
             )
-            return global_result(response, detail)
+            return global_result(response, "brief")
 
         return await serve(ctx, work)
 

@@ -74,7 +74,9 @@ from opindex.moments import parse_moment
 from opindex.service import FilterNames, Kind
 
 ListResult = Annotated[CallToolResult, SearchOut]
-READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True)
+READ_ONLY = ToolAnnotations(read_only_hint=True)
+"""Every tool only reads (the spec's destructive and idempotent hints apply only to tools
+that write, so they are left out: ``tools/list`` stays within its budget)."""
 
 
 async def openproject_list_work_package_activities(
@@ -83,10 +85,9 @@ async def openproject_list_work_package_activities(
     query: OptionalQuery = None,
     matchMode: MatchMode = "fuzzy",
 ) -> Annotated[CallToolResult, ActivityListResponse]:
-    """List the activities (comments and changes) of one work package, read live.
+    """List one work package's activities (comments and changes), read live.
 
-    With a query, only the comments that match are returned, ranked by relevance (typo
-    tolerant; 'exact' for a literal substring). Use it to find what was said about
+    With a query, only the matching comments, ranked (typo tolerant): what was said about
     something inside a work package you already found.
     """
 
@@ -136,10 +137,7 @@ async def openproject_lookup(
     ctx: Context, kind: LookupKind, name: LookupText = None
 ) -> Annotated[CallToolResult, LookupOut]:
     """List the projects, users, statuses or work-package types this account can see, with
-    their ids and names (identifiers of projects, logins where visible).
-
-    Use it to find the names the other tools' filters accept, e.g. a project's identifier
-    or a colleague's name.
+    ids and names: the names the other tools' filters accept.
     """
 
     async def work(state: AppState, tenant: str) -> CallToolResult:
@@ -163,7 +161,7 @@ RecordResult = Annotated[CallToolResult, RecordOutWire]
 async def openproject_get_work_package(
     ctx: Context, id: RecordId, detail: RecordDetail = "brief"
 ) -> RecordResult:
-    """Read one work package in full (subject, description, status, priority, dates, people,
+    """Read one work package in full (description, status, priority, dates, people,
     comments with authors and dates).
 
     Use it after a search; from the index when fresh, else live.
@@ -188,11 +186,8 @@ async def openproject_get_wiki_page(ctx: Context, id: RecordId) -> RecordResult:
 
 
 async def openproject_index_status(ctx: Context) -> Annotated[CallToolResult, IndexStatusReport]:
-    """Report how fresh opindex's search index is and how many records it holds.
-
-    Shows, for the tenant you are connected as: whether the index is fresh, stale, missing
-    or syncing, when it was last synced, document counts per kind and the last error.
-    Searches fall back to live OpenProject reads while the index is stale or missing.
+    """Report how fresh the search index is: fresh, stale, missing or syncing, the last
+    sync, records per kind, the last error. Searches go live while it is stale or missing.
     """
 
     async def work(state: AppState, tenant: str) -> CallToolResult:

@@ -8,6 +8,9 @@ from typing import Protocol, TextIO
 
 from opindex.search import KIND_LABELS, KINDS, Kind
 
+ALWAYS_SHOWN: frozenset[Kind] = frozenset({"work_package", "wiki_page", "meeting"})
+"""Kinds the progress line counts from the start; the others appear once they have one."""
+
 
 class SyncProgress(Protocol):
     """What a sync reports while it runs; implementations must be cheap and never raise."""
@@ -82,7 +85,8 @@ class TerminalProgress:
         """The status line as it would be drawn now."""
         elapsed = max(self._clock() - self._started, 1e-9)
         total = sum(self._counts.values())
-        counts = " · ".join(f"{KIND_LABELS[k][1]} {self._counts[k]}" for k in KINDS)
+        shown = [k for k in KINDS if k in ALWAYS_SHOWN or self._counts[k]]
+        counts = " · ".join(f"{KIND_LABELS[k][1]} {self._counts[k]}" for k in shown)
         return f"{self._tenant}: {self._phase} | {counts} | {total / elapsed:.0f} docs/s"
 
     def _draw(self, *, force: bool) -> None:

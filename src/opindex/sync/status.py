@@ -7,7 +7,6 @@ service's routing).
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -18,7 +17,7 @@ from opindex.config import TenantConfig
 from opindex.disclosure import public_detail
 from opindex.envelope import IndexState
 from opindex.errors import IndexUnavailableError, StateError
-from opindex.index import TenantIndex, verify_generation
+from opindex.index import TenantIndex, full_disk_note, verify_generation
 from opindex.search import KIND_KEYS, KINDS
 from opindex.state import (
     Checkpoint,
@@ -260,7 +259,7 @@ def tenant_status(
         last_error = latest.error or latest.outcome
     elif latest is not None and latest.outcome == "running" and not syncing:
         last_error = "interrupted: the process running the sync ended before it finished"
-        last_error += _full_disk_hint(data_dir)
+        last_error += full_disk_note(data_dir)
     return TenantStatus(
         tenant=tenant.name,
         state="syncing" if syncing else freshness,
@@ -283,22 +282,6 @@ def tenant_status(
         checkpoint=checkpoint,
         attachments=attachments,
     )
-
-
-FULL_DISK_BYTES = 1024 * 1024
-"""Free space below which status suspects a full disk stopped a run unrecorded."""
-
-
-def _full_disk_hint(data_dir: Path) -> str:
-    """ " (the file system … is full …)" when little space is left, else ""."""
-    try:
-        stats = os.statvfs(data_dir)
-    except OSError:
-        return ""
-    free = stats.f_bavail * stats.f_frsize
-    if free >= FULL_DISK_BYTES:
-        return ""
-    return f" (the file system holding {data_dir} is full: {free} bytes free)"
 
 
 def _verify_files(path: Path) -> str:
