@@ -81,6 +81,8 @@ class TenantConfig:
     - ``thesaurus``: optional word → synonyms mapping for concept expansion, loaded from
       ``thesaurus_path``.
     - ``webhook``: where ``serve --transport http`` accepts signed OpenProject webhooks.
+    - ``read_attachments``: read the files attached to records and search their text (one
+      request more per record a sync writes, plus the downloads); false skips them.
     """
 
     name: str
@@ -92,6 +94,7 @@ class TenantConfig:
     wiki_refresh_interval_seconds: int = 3600
     deletion_sweep_interval_seconds: int = 3600
     sync_safety_margin_seconds: int = 300
+    read_attachments: bool = True
     thesaurus_path: Path | None = None
     thesaurus: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     webhook: WebhookConfig | None = None
@@ -289,7 +292,15 @@ _TENANT_INTEGERS = {
     "deletion_sweep_interval_seconds": (3600, 1),
     "sync_safety_margin_seconds": (300, 0),
 }
-_TENANT_KEYS = {"name", "base_url", "api_key", "api_key_env", "auth", "thesaurus"}
+_TENANT_KEYS = {
+    "name",
+    "base_url",
+    "api_key",
+    "api_key_env",
+    "auth",
+    "thesaurus",
+    "read_attachments",
+}
 
 
 def _parse_tenant(table: ConfigTable, base_dir: Path, env: Mapping[str, str]) -> TenantConfig:
@@ -316,6 +327,7 @@ def _parse_tenant(table: ConfigTable, base_dir: Path, env: Mapping[str, str]) ->
         if thesaurus_path
         else {},
         webhook=parse_webhook(table, env),
+        read_attachments=table.boolean("read_attachments", True),
         **{
             key: _seconds(table, key, default, minimum)
             for key, (default, minimum) in _TENANT_INTEGERS.items()

@@ -14,6 +14,7 @@ from tests.extract.samples import encrypted_pdf
 from tests.support.corpus_builder import ADMIN_KEY, MEMBER_KEY, OUTSIDER_KEY, CorpusBuilder
 from tests.support.synced_tenant import TENANT, SyncedTenant, sync, synced_tenant
 
+from opindex.config import load_config_file
 from opindex.envelope import GlobalSearchResponse, SearchRequest, SearchResponse
 from opindex.index import TenantIndex
 from opindex.search import Kind
@@ -242,3 +243,19 @@ def test_bad_files_are_skipped_with_a_counted_reason_and_the_sync_completes(
         by_path = tenant.sandbox.stats()["by_path"]
         assert by_path.get("/api/v3/attachments/961/content", 0) == 0
     assert grown_mib < 150, f"the sync grew this process by {grown_mib:.0f} MiB"
+
+
+def test_a_tenant_may_leave_attached_files_unread(tmp_path: Path) -> None:
+    with synced_tenant(tmp_path, _corpus(), ADMIN_KEY, do_sync=False) as tenant:
+        config_text = tenant.config_path.read_text(encoding="utf-8")
+        tenant.config_path.write_text(
+            config_text.replace('name = "acme"', 'name = "acme"\nread_attachments = false'),
+            encoding="utf-8",
+        )
+        config = load_config_file(tenant.config_path)
+        assert config.tenants[0].read_attachments is False
+        sync(config)
+        assert _ids(tenant, "attachment") == []
+        assert _ids(tenant, "news") == [801, 802]
+        by_path = tenant.sandbox.stats()["by_path"]
+        assert not [path for path in by_path if path.endswith("/attachments")]

@@ -324,7 +324,9 @@ async def _open_session(
         progress=options.progress,
         concurrency=options.concurrency,
         changes=changes,
-        files=AttachmentReader(client, index, state.extractions, options.clock, changes),
+        files=AttachmentReader(client, index, state.extractions, options.clock, changes)
+        if tenant.read_attachments
+        else None,
     )
     changes.capabilities = capabilities_data
     return session
