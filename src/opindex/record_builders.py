@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from opindex.openproject import (
@@ -160,14 +160,8 @@ def meeting_record(meeting: Meeting, agenda_items: Sequence[AgendaItem] | None) 
         "author_id": _ref_id(meeting.author),
         "author_name": _ref_name(meeting.author),
     }
-    return Record(
-        document=SearchDocument(kind="meeting", id=meeting.id, fields=fields),
-        title=meeting.title,
-        project_id=_ref_id(meeting.project),
-        project_name=_ref_name(meeting.project),
-        updated_at=meeting.updated_at,
-        attributes=attributes,
-    )
+    document = SearchDocument(kind="meeting", id=meeting.id, fields=fields)
+    return _in_project(document, meeting.title, meeting.project, meeting.updated_at, attributes)
 
 
 def news_record(news: News) -> Record:
@@ -177,26 +171,19 @@ def news_record(news: News) -> Record:
         "summary": _text(news.summary),
         "description": _text(news.description),
     }
-    return Record(
-        document=SearchDocument(kind="news", id=news.id, fields=fields),
-        title=news.title,
-        project_id=_ref_id(news.project),
-        project_name=_ref_name(news.project),
-        updated_at=news.updated_at or news.created_at,
-        attributes={"author_id": _ref_id(news.author), "author_name": _ref_name(news.author)},
+    document = SearchDocument(kind="news", id=news.id, fields=fields)
+    author = {"author_id": _ref_id(news.author), "author_name": _ref_name(news.author)}
+    return _in_project(
+        document, news.title, news.project, news.updated_at or news.created_at, author
     )
 
 
 def document_record(document: Document) -> Record:
     """A document: ``title`` and ``description``."""
     fields = {"title": _text(document.title), "description": _text(document.description)}
-    return Record(
-        document=SearchDocument(kind="document", id=document.id, fields=fields),
-        title=document.title,
-        project_id=_ref_id(document.project),
-        project_name=_ref_name(document.project),
-        updated_at=document.updated_at or document.created_at,
-    )
+    searched = SearchDocument(kind="document", id=document.id, fields=fields)
+    updated = document.updated_at or document.created_at
+    return _in_project(searched, document.title, document.project, updated)
 
 
 def project_record(project: Project) -> Record:
@@ -221,14 +208,9 @@ def project_record(project: Project) -> Record:
 def version_record(version: Version) -> Record:
     """A version: ``name`` and ``description``, in its defining project."""
     fields = {"name": _text(version.name), "description": _text(version.description)}
-    return Record(
-        document=SearchDocument(kind="version", id=version.id, fields=fields),
-        title=version.name,
-        project_id=_ref_id(version.defining_project),
-        project_name=_ref_name(version.defining_project),
-        updated_at=version.updated_at,
-        attributes={"status": version.status},
-    )
+    document = SearchDocument(kind="version", id=version.id, fields=fields)
+    status: dict[str, AttributeValue] = {"status": version.status}
+    return _in_project(document, version.name, version.defining_project, version.updated_at, status)
 
 
 def attachment_record(
@@ -290,6 +272,24 @@ def with_attachments(container: Record, attachments: Sequence[Record]) -> Record
     }
     document = dataclasses.replace(container.document, fields=fields)
     return dataclasses.replace(container, document=document, attributes=attributes)
+
+
+def _in_project(
+    document: SearchDocument,
+    title: str,
+    project: Ref | None,
+    updated_at: datetime | None,
+    attributes: Mapping[str, AttributeValue] | None = None,
+) -> Record:
+    """A record of *document* belonging to *project*."""
+    return Record(
+        document=document,
+        title=title,
+        project_id=_ref_id(project),
+        project_name=_ref_name(project),
+        updated_at=updated_at,
+        attributes=dict(attributes or {}),
+    )
 
 
 def _text(value: str | None) -> Values:
