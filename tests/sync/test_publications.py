@@ -20,7 +20,8 @@ from opindex.index import TenantIndex
 from opindex.search import Kind
 from opindex.service import Service
 from opindex.state import StateStore
-from opindex.sync import index_directory
+from opindex.sync import index_directory, sync_tenant
+from opindex.sync.attachments import RunBudget
 
 CONTRACT = (
     "Supplier contract. The indemnification clause covers third-party claims; a "
@@ -259,3 +260,25 @@ def test_a_tenant_may_leave_attached_files_unread(tmp_path: Path) -> None:
         assert _ids(tenant, "news") == [801, 802]
         by_path = tenant.sandbox.stats()["by_path"]
         assert not [path for path in by_path if path.endswith("/attachments")]
+
+
+def test_files_beyond_a_run_budget_wait_for_the_next_runs(tmp_path: Path) -> None:
+    corpus = CorpusBuilder()
+    corpus.add_work_package(101, subject="Three files", project=1)
+    for attachment_id in (971, 972, 973):
+        corpus.add_attachment(attachment_id, ("work_packages", 101))
+    with synced_tenant(tmp_path, corpus.build(), ADMIN_KEY, do_sync=False) as tenant:
+        (config,) = tenant.config.tenants
+        budget = RunBudget(files=2)
+
+        def run_and_count() -> dict[int, str]:
+            asyncio.run(sync_tenant(config, tenant.data_dir, file_budget=budget))
+            with StateStore.for_tenant(tenant.data_dir, TENANT) as state:
+                return {i: row.outcome for i, row in state.extractions([971, 972, 973]).items()}
+
+        assert run_and_count() == {971: "extracted", 972: "extracted", 973: "deferred"}
+        # Nothing changed on the server, yet the next run reads the deferred file.
+        assert run_and_count() == dict.fromkeys((971, 972, 973), "extracted")
+        found = _search(tenant, "work_package", "attachment 973")
+        assert found.results and found.results[0].id == 101
+        assert [a.id for a in found.results[0].matched_attachments or []][:1] == [973]

@@ -54,6 +54,14 @@ class ExtractionRecords(StateDatabase):
                     )
         return found
 
+    def deferred_extractions(self) -> list[int]:
+        """Ids of the files a run left for a later one (budget spent, download failed)."""
+        with self._reading("reading deferred attachment extractions") as connection:
+            found = connection.execute(
+                "SELECT id FROM attachment_extractions WHERE outcome = 'deferred' ORDER BY id"
+            ).fetchall()
+        return [int(row[0]) for row in found]
+
     def record_extractions(self, rows: Iterable[ExtractionRow]) -> None:
         """Store (or replace) extraction rows; call inside the run's commit transaction."""
         with self._writing("recording attachment extractions") as connection:

@@ -60,6 +60,7 @@ class AttachmentReader:
     recorded: Callable[[Iterable[int]], Mapping[int, ExtractionRow]]
     clock: Callable[[], datetime]
     changes: PendingChanges
+    deferred: Callable[[], list[int]] = list
     limits: ExtractionLimits = field(default_factory=ExtractionLimits)
     budget: RunBudget = field(default_factory=RunBudget)
     downloaded_bytes: int = 0
@@ -89,6 +90,20 @@ class AttachmentReader:
             for attachment in listed
         ]
         return with_attachments(container, files), files, dropped
+
+    def containers_with_deferred_files(self) -> list[Record]:
+        """The indexed records holding files an earlier run deferred (read again now)."""
+        found: dict[tuple[str, int], Record] = {}
+        for attachment_id in self.deferred():
+            file = self.index.get("attachment", attachment_id)
+            kind = file.attributes.get("container_kind") if file is not None else None
+            container_id = file.attributes.get("container_id") if file is not None else None
+            if not isinstance(kind, str) or not isinstance(container_id, int):
+                continue
+            container = self.index.get(kind, container_id)
+            if container is not None:
+                found[(kind, container_id)] = container
+        return list(found.values())
 
     def attachments_of_removed(self, kind: str, ids: Iterable[int]) -> set[int]:
         """The file ids of containers about to be removed (read before they go)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from opindex.openproject import (
 from opindex.search import KINDS
 from opindex.state import RunKind, StateStore, tenant_directory, tenant_lock, utc_now
 from opindex.sync import work_packages
-from opindex.sync.attachments import AttachmentReader
+from opindex.sync.attachments import AttachmentReader, RunBudget
 from opindex.sync.changes import PendingChanges, load_known
 from opindex.sync.checkpoints import (
     CHECKPOINT_RECORDS,
@@ -79,6 +79,7 @@ class RunOptions:
     concurrency: int
     checkpoint_records: int = CHECKPOINT_RECORDS
     checkpoint_seconds: float = CHECKPOINT_SECONDS
+    file_budget: RunBudget = field(default_factory=RunBudget)
 
 
 async def sync_tenant(
@@ -92,6 +93,7 @@ async def sync_tenant(
     concurrency: int = DEFAULT_CONCURRENCY,
     checkpoint_records: int = CHECKPOINT_RECORDS,
     checkpoint_seconds: float = CHECKPOINT_SECONDS,
+    file_budget: RunBudget | None = None,
 ) -> SyncReport:
     """Bring the tenant's index up to date (incremental unless ``full`` or necessary).
 
@@ -99,6 +101,7 @@ async def sync_tenant(
     it). Raises the ``OpindexError`` that made the run fail; the run is then recorded as
     failed with its reason and the last good index keeps serving. An unfinished full
     sync of an earlier run is continued from its checkpoint whatever was asked.
+    *file_budget*: what the run may download of attached files (the rest waits).
     """
     options = RunOptions(
         progress or NullProgress(),
@@ -107,6 +110,7 @@ async def sync_tenant(
         concurrency,
         checkpoint_records,
         checkpoint_seconds,
+        file_budget or RunBudget(),
     )
     return await _locked_run(tenant, data_dir, "full" if full else "incremental", options)
 
@@ -324,7 +328,15 @@ async def _open_session(
         progress=options.progress,
         concurrency=options.concurrency,
         changes=changes,
-        files=AttachmentReader(client, index, state.extractions, options.clock, changes)
+        files=AttachmentReader(
+            client,
+            index,
+            state.extractions,
+            options.clock,
+            changes,
+            budget=options.file_budget,
+            deferred=state.deferred_extractions,
+        )
         if tenant.read_attachments
         else None,
     )
@@ -370,6 +382,9 @@ async def _read_everything(
 
     progress.phase(tenant.name, "news, documents, versions")
     await sync_publications(session)
+    if not plan.new_generation:  # a new generation reads every file anyway
+        progress.phase(tenant.name, "attached files left by earlier runs")
+        await session.read_deferred_files()
 
     progress.phase(tenant.name, "wiki pages")
     last_success = state.last_successful_run()

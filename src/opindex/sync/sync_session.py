@@ -85,6 +85,18 @@ class SyncSession:
             self.progress.documents(kind, sum(1 for r in records if r.document.kind == kind))
         return len(changed)
 
+    async def read_deferred_files(self) -> int:
+        """Read again the files earlier runs deferred, with their containers; how many
+        containers were written."""
+        if self.files is None:
+            return 0
+        containers = await asyncio.to_thread(self.files.containers_with_deferred_files)
+        if not containers:
+            return 0
+        written = await self._with_files(containers)
+        await asyncio.to_thread(self.index.upsert, written)
+        return len(containers)
+
     async def _with_files(self, records: list[Record]) -> list[Record]:
         """*records* with their attached files' text, followed by the files' own records;
         files a container no longer holds are removed."""
