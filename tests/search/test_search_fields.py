@@ -39,7 +39,7 @@ def test_field_names_and_weights() -> None:
             ("participants", 1.0),
             ("attachments", 1.0),
         ],
-        "news": [("title", 3.0), ("summary", 2.0), ("description", 1.0), ("attachments", 1.0)],
+        "news": [("title", 3.0), ("summary", 2.0), ("description", 1.0)],
         "document": [("title", 3.0), ("description", 1.0), ("attachments", 1.0)],
         "project": [
             ("name", 3.0),

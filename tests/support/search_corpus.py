@@ -234,7 +234,7 @@ NEWS: tuple[SearchDocument, ...] = (
     record("news", 801, title="Q3 budget approved", summary="The board said yes",
            description="Approval came after the roadmap review with Jürgen Müller."),
     record("news", 802, title="Café opens on floor 3", summary="Espresso for everyone",
-           description="", attachments=((951, "Menu and opening hours of the café."),)),
+           description="Menu and opening hours of the café."),
     record("news", 803, title="Memory leak fixed", summary="Agents restart less often",
            description="A leak in the sync worker was found and fixed."),
 )  # fmt: skip

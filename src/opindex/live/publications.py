@@ -87,6 +87,6 @@ class PublicationSource:
         notes: list[str] = []
         if len(records) >= CANDIDATE_CAP:
             notes.append(f"only the first {CANDIDATE_CAP} were searched")
-        if request.kind in ("news", "document"):
+        if request.kind == "document":
             notes.append("answered live: the text of attached files is searched on the index only")
         return CandidateSet(records=records, enrich=None, notes=notes)

@@ -16,15 +16,17 @@ from pydantic import Field
 from opindex.openproject.api_models import ApiModel, build, optional_str, timestamps
 from opindex.openproject.hal import Ref, formattable_raw, link, ref
 
-ContainerKind = Literal["work_package", "wiki_page", "meeting", "news", "document"]
+ContainerKind = Literal["work_package", "wiki_page", "meeting", "document"]
 CONTAINER_PATHS: Mapping[ContainerKind, str] = {
     "work_package": "work_packages",
     "wiki_page": "wiki_pages",
     "meeting": "meetings",
-    "news": "news",
     "document": "documents",
 }
-"""The API collection of each kind that can hold attachments (``…/{id}/attachments``)."""
+"""The API collection of each kind that can hold attachments (``…/{id}/attachments``).
+
+API v3 lists attachments of work packages, wiki pages and meetings; a document links its
+own (``_links.attachments``, the same path shape). News items have no attachment list."""
 
 
 class News(ApiModel):

@@ -49,7 +49,6 @@ _FIELD_TABLE: Mapping[Kind, tuple[tuple[str, float, bool], ...]] = {
         ("title", 3.0, True),
         ("summary", 2.0, True),
         ("description", 1.0, True),
-        ("attachments", 1.0, False),
     ),
     "document": (
         ("title", 3.0, True),

@@ -1,7 +1,7 @@
 """Attached files: listed with the records a run writes, downloaded and their text extracted once.
 
-When a run writes a record that can hold files (a work package, wiki page, meeting, news
-item or document), its attachment list is read; each file not seen before (attachments are
+When a run writes a record that can hold files (a work package, wiki page, meeting or
+document), its attachment list is read; each file not seen before (attachments are
 immutable: keyed by id and digest) is downloaded to a temporary file with the tenant's
 credential and its text extracted in an isolated worker (``opindex.extract``), bounded per
 file (size, pages, time, memory) and per run (files, bytes). The text becomes the
