@@ -89,8 +89,9 @@ async def _detect_meetings(client: OpenProjectClient) -> tuple[bool, bool | None
         raise
 
     if not page.elements:
-        # Nothing to probe directly: the meetings schema only exists from 17.4 on (README
-        # §13). Its absence is not conclusive for every server, so that stays "unknown".
+        # Nothing to probe directly: the meetings schema only exists from 17.4 on
+        # (`GET /api/v3/meetings/schema`, the feature check OpenProject's API docs suggest to
+        # non-admins). Its absence is not conclusive for every server: that stays "unknown".
         if await _probe_exists(client, f"{API}/meetings/schema"):
             return True, True, None
         return True, None, None
