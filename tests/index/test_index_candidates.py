@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -182,16 +183,37 @@ def test_vocabulary_file_follows_commits_and_survives_rollback(index: TenantInde
     assert sorted(r.id for r in reader.candidates(infix, "work_package")) == [2, 3]
 
 
-def test_a_half_written_vocabulary_line_waits_for_its_end(index: TenantIndex) -> None:
+def test_an_append_is_read_once_its_check_records_it(index: TenantIndex) -> None:
     index.upsert([work_package(1, "zebrafish")])
     index.commit()
-    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
+    generation = index.directory.generation_path(index.generation)
+    path = generation / "vocabulary.txt"
+    assert index.vocabulary().find("zebra") == ["zebrafish"]
     with open(path, "ab") as handle:
         handle.write(b"narwh")  # an append in progress
     assert index.vocabulary().find("narwh") == []
     with open(path, "ab") as handle:
         handle.write(b"al\n")
+    assert index.vocabulary().find("narwh") == []  # complete, but its check is not written
+    data = path.read_bytes()
+    (generation / "vocabulary.check").write_text(
+        f"{len(data)} {hashlib.sha256(data).hexdigest()}\n"
+    )
     assert index.vocabulary().find("narwh") == ["narwhal"]
+
+
+def test_a_writer_overwrites_an_append_torn_before_its_check(index: TenantIndex) -> None:
+    index.upsert([work_package(1, "zebrafish")])
+    index.commit()
+    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
+    with open(path, "ab") as handle:
+        handle.write(b"torn-ta")  # a crash before the check was written
+    index.upsert([work_package(2, "narwhal")])
+    index.commit()
+    reopened = TenantIndex(index.directory)
+    assert reopened.vocabulary().find("narwh") == ["narwhal"]
+    assert reopened.vocabulary().find("torn") == []
+    assert b"torn" not in path.read_bytes()
 
 
 def test_missing_vocabulary_file_is_unavailable(index_root: Path) -> None:

@@ -111,6 +111,11 @@ def test_random_bytes_never_give_a_wrong_record_or_a_panic(
             handle.write(data)
         if path.read_bytes() != before:
             changed.add(name)
+    vocabulary = generation / "vocabulary.txt"
+    pristine_vocabulary = (pristine.root / pristine.generation / "vocabulary.txt").read_bytes()
+    if vocabulary.read_bytes().startswith(pristine_vocabulary):
+        # Only grown past its committed length: those bytes are never read (module docs).
+        changed.discard("vocabulary.txt")
     capfd.readouterr()
 
     try:

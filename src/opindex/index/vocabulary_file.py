@@ -5,7 +5,8 @@ writer keeps the vocabulary itself: before each commit it appends the terms it h
 seen yet and flushes them to disk, so any reader that sees a commit also sees its terms.
 The file only grows (terms of deleted records stay until a rebuild), which is harmless:
 an extra term can only add candidates. Readers extend their in-memory Vocabulary with
-the bytes appended since their last look.
+the bytes appended since their last look, up to the length the check file records: bytes
+past it (an append whose check is not written yet, or garbage) are never read.
 
 A term missing from the file would make records silently unfindable by substring and
 prefix searches, so after each append the writer records the file's length and SHA-256
@@ -75,7 +76,18 @@ def _read_checked(path: Path) -> bytes:
             f"index at {path}: {VOCABULARY_FILE} was altered since its last commit "
             f"(checksum mismatch); {_REPAIR}"
         )
-    return data
+    return data[:length]
+
+
+def _committed_length(path: Path) -> int:
+    """The vocabulary length the check file records (IndexUnavailableError if unreadable)."""
+    try:
+        fields = (path / CHECK_FILE).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise IndexUnavailableError(f"cannot read the vocabulary check of {path}: {exc}") from exc
+    if len(fields) != 2 or not fields[0].isdigit():
+        raise IndexUnavailableError(f"index at {path}: {CHECK_FILE} is malformed; {_REPAIR}")
+    return int(fields[0])
 
 
 class VocabularyWriter:
@@ -103,9 +115,11 @@ class VocabularyWriter:
             return
         data = "".join(term + "\n" for term in self._pending).encode("utf-8")
         try:
-            with open(self._file, "ab") as handle:
-                if _ends_mid_line(self._file):
-                    data = b"\n" + data  # an append torn by a crash: never glue onto it
+            with open(self._file, "r+b") as handle:
+                # Bytes past the committed length (an append torn by a crash before its
+                # check was written) were never read by anyone: overwrite them.
+                handle.seek(self._length)
+                handle.truncate()
                 handle.write(data)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -115,15 +129,6 @@ class VocabularyWriter:
         self._digest.update(data)
         _write_check(self._path, self._length, self._digest)
         self._pending.clear()
-
-
-def _ends_mid_line(path: Path) -> bool:
-    """True when the file's last byte is not a newline (the tail of a torn append)."""
-    with open(path, "rb") as handle:
-        if handle.seek(0, os.SEEK_END) == 0:
-            return False
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) != b"\n"
 
 
 class VocabularyReader:
@@ -149,9 +154,11 @@ class VocabularyReader:
             try:
                 size = os.stat(self._file).st_size
                 if size > self._offset:
-                    with open(self._file, "rb") as handle:
-                        handle.seek(self._offset)
-                        self._extend(handle.read(size - self._offset))
+                    end = min(size, _committed_length(self._path))
+                    if end > self._offset:
+                        with open(self._file, "rb") as handle:
+                            handle.seek(self._offset)
+                            self._extend(handle.read(end - self._offset))
             except OSError as exc:
                 raise IndexUnavailableError(f"cannot read {self._file}: {exc}") from exc
             if size < self._offset:
