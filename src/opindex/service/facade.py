@@ -48,7 +48,7 @@ from opindex.service.global_search import search_kinds
 from opindex.service.named_filters import FilterNames, named_request
 from opindex.service.routing import is_upstream_unavailable
 from opindex.service.search_flow import search_tenant
-from opindex.service.tenant_runtime import TenantRuntime
+from opindex.service.tenant import Tenant
 from opindex.service.work_package_links import with_links
 from opindex.sync import Freshness, TenantStatus, tenant_status
 
@@ -105,8 +105,8 @@ class Service:
         *transport* replaces the network for every OpenProject client (tests)."""
         return cls(config, clock=clock, transport=transport)
 
-    def _runtime(self, tenant: TenantConfig, data_dir: Path | None) -> TenantRuntime:
-        return TenantRuntime(
+    def _runtime(self, tenant: TenantConfig, data_dir: Path | None) -> Tenant:
+        return Tenant(
             tenant,
             data_dir,
             clock=self._clock,
@@ -280,7 +280,7 @@ class Service:
 
     @staticmethod
     async def _from_index(
-        runtime: TenantRuntime, kind: str, record_id: int, notes: list[str]
+        runtime: Tenant, kind: str, record_id: int, notes: list[str]
     ) -> Record | None:
         """The stored record, or None when the index lacks it or cannot be read (noted)."""
         try:
@@ -409,7 +409,7 @@ class Service:
 
 
 def _read_meta(
-    runtime: TenantRuntime,
+    runtime: Tenant,
     source: AnsweredBy,
     freshness: Freshness,
     notes: list[str] | None = None,

@@ -1,7 +1,7 @@
 """The index path: the analysis store ranks fuzzy queries, Tantivy serves the rest.
 
 No API call happens here. A fuzzy query is scored over every record of the kind by the
-analysis store (``TenantIndex.ranked``, exact ``total``); only the returned records are
+analysis store (``IndexBackend.ranked``, exact ``total``); only the returned records are
 decoded, and the shared scorer run on them alone gives their matching fields and
 snippets. Containment (substring) queries and empty queries take Tantivy candidates in
 ascending id order, re-ranked by ``rank_documents`` (the same function as the live path);
@@ -13,9 +13,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from opindex.index import IndexFilters, TenantIndex
+from opindex.index import IndexBackend, IndexFilters
 from opindex.records import Record
-from opindex.search import Kind, Query, rank_documents, rank_documents_counted
+from opindex.search import DEFAULT_MIN_SCORE, Kind, Query, rank_documents, rank_documents_counted
 from opindex.service.result_builder import ScoredHit
 
 logger = logging.getLogger(__name__)
@@ -60,14 +60,14 @@ def _rank(
 
 
 def _search_analysed(
-    index: TenantIndex, query: Query, kind: Kind, filters: IndexFilters, limit: int
+    index: IndexBackend, query: Query, kind: Kind, filters: IndexFilters, limit: int
 ) -> HitList:
     """A fuzzy query over the analysis store: every record scored, ``total`` exact.
 
     Only the returned records are decoded; the shared scorer, run on them alone, gives
     their matching fields and snippets (and the same scores: ARCHITECTURE invariant 3).
     """
-    records, scores, total = index.ranked(query, kind, filters, limit)
+    records, scores, total = index.ranked(query, kind, filters, limit, min_score=DEFAULT_MIN_SCORE)
     by_id = {record.id: record for record in records}
     ranked = rank_documents(
         [record.document for record in records], query, kind, limit=limit, min_score=0.0
@@ -78,7 +78,7 @@ def _search_analysed(
 
 
 def search_index(
-    index: TenantIndex,
+    index: IndexBackend,
     query: Query,
     kind: Kind,
     filters: IndexFilters,

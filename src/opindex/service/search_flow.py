@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from opindex.disclosure import public_detail
 from opindex.envelope import MAX_LIMIT, AnsweredBy, SearchMeta, SearchRequest, SearchResponse
 from opindex.errors import IndexUnavailableError, OpenProjectError
-from opindex.index import TenantIndex, updated_timestamp
+from opindex.index import IndexBackend, updated_timestamp
 from opindex.live import LiveHit, LiveOutcome
 from opindex.search import (
     Alternative,
@@ -30,7 +30,7 @@ from opindex.service.relaxed_search import Thesaurus
 from opindex.service.request_filters import check_filters, index_filters
 from opindex.service.result_builder import ResultBuilder, ScoredHit
 from opindex.service.routing import choose_route, is_upstream_unavailable
-from opindex.service.tenant_runtime import TenantRuntime
+from opindex.service.tenant import Tenant
 from opindex.sync import Freshness
 
 logger = logging.getLogger(__name__)
@@ -73,7 +73,7 @@ def by_update_time(request: SearchRequest, query: Query) -> bool:
 
 
 def index_answer(
-    index: TenantIndex,
+    index: IndexBackend,
     request: SearchRequest,
     query: Query,
     thesaurus: Thesaurus,
@@ -104,7 +104,7 @@ def index_answer(
     return PathAnswer("index", shown, used[0], outcome, hits.total, notes=hits.notes)
 
 
-async def live_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
+async def live_answer(runtime: Tenant, request: SearchRequest, query: Query) -> PathAnswer:
     """The live two-phase path with relaxation over one session (nothing fetched twice)."""
     # Ordered by update time: rank (or list) as many as one answer may hold, then sort.
     ordered = by_update_time(request, query)
@@ -207,7 +207,7 @@ def _reason(error: BaseException) -> str:
     return f"HTTP {status}" if status else type(error).__name__
 
 
-async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> SearchResponse:
+async def search_tenant(runtime: Tenant, request: SearchRequest) -> SearchResponse:
     """Answer *request* for one tenant by the freshness policy (see ``choose_route``).
 
     - index path: candidates from Tantivy, re-ranked on stored content, no API call;
@@ -253,7 +253,7 @@ async def search_tenant(runtime: TenantRuntime, request: SearchRequest) -> Searc
     return envelope(runtime.name, request, answer, freshness, base_url=base_url, notes=notes)
 
 
-async def _index_answer(runtime: TenantRuntime, request: SearchRequest, query: Query) -> PathAnswer:
+async def _index_answer(runtime: Tenant, request: SearchRequest, query: Query) -> PathAnswer:
     index = runtime.index()
     return await asyncio.to_thread(
         index_answer,

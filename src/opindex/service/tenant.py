@@ -1,8 +1,12 @@
-"""One tenant's long-lived handles: index reader, state reader, API client, live searcher.
+"""A tenant as the service sees it: its paths, state, index, freshness, capabilities, client.
 
-Everything is opened lazily and kept for the life of the service, so a search pays for
-neither a Tantivy open nor an SQLite connection nor a TLS handshake. Nothing here creates
-a tenant directory: a tenant that was never synced simply has no index ("missing").
+One ``Tenant`` per configured tenant owns everything a search or read needs of it: the
+index reader (held as the ``IndexBackend`` interface), the state reader, the freshness
+assessment (``opindex.sync.assess_freshness``, the one policy), the server capabilities
+the last sync stored (typed), the API client and the live searcher. Everything is opened
+lazily and kept for the life of the service, so a search pays for neither a Tantivy open
+nor an SQLite connection nor a TLS handshake. Nothing here creates a tenant directory: a
+tenant that was never synced simply has no index ("missing").
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import httpx
 from opindex.config import TenantConfig
 from opindex.disclosure import public_detail
 from opindex.errors import IndexMissingError, IndexUnavailableError, StateError
-from opindex.index import TenantIndex
+from opindex.index import IndexBackend, TenantIndex
 from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
 from opindex.moments import Clock
 from opindex.openproject import (
@@ -44,8 +48,8 @@ OUTAGE_COOLDOWN_SECONDS = 30.0
 index answers at once instead of after the live path's whole retry budget."""
 
 
-class TenantRuntime:
-    """The handles of one configured tenant (or of a caller's own credential, live only).
+class Tenant:
+    """One configured tenant (or a caller's own credential, live only) and its handles.
 
     *data_dir* None means "no index may ever be used" (an unconfigured credential).
     """
@@ -91,7 +95,7 @@ class TenantRuntime:
             )
         return self._state
 
-    def index(self) -> TenantIndex:
+    def index(self) -> IndexBackend:
         """The tenant's index reader (IndexUnavailableError if it was never built)."""
         if self._data_dir is None:
             raise IndexUnavailableError("a caller's own credential never reads an index")
