@@ -234,3 +234,16 @@ def test_highlighting_only_with_color() -> None:
     )
     exact = parse_query("of q3", "exact")
     assert highlight(text, exact, color=True) == f"Approval {BOLD}of Q3{RESET} budget"
+
+
+def test_every_kind_at_once(tenant: SyncedTenant, capsys: pytest.CaptureFixture[str]) -> None:
+    code, envelope = _search(capsys, tenant.config_path, "budget aproval", "--kind", "all")
+    assert code == cli.EXIT_OK
+    kinds = {result["kind"] for result in envelope["results"]}
+    assert {"meeting", "work_package"} <= kinds
+    assert {answer["kind"] for answer in envelope["meta"]["kinds"]} >= {"news", "attachment"}
+    scores = [result["score"] for result in envelope["results"]]
+    assert scores == sorted(scores, reverse=True)
+    assert cli.main(["search", "budget", "--kind", "all", "--config", str(tenant.config_path)]) == 0
+    text = capsys.readouterr().out
+    assert "across work packages, wiki pages, meetings" in text and "[meeting]" in text

@@ -14,20 +14,27 @@ from opindex.config import Config, load_config
 from opindex.envelope import (
     MAX_LIMIT,
     MAX_QUERY_LENGTH,
+    GlobalSearchResponse,
     SearchRequest,
     SearchResponse,
     SearchResult,
 )
 from opindex.errors import InvalidArgumentError
-from opindex.mcp import relaxation_notice
+from opindex.mcp import relaxation_notice, render_global
 from opindex.moments import parse_moment
-from opindex.service import FilterNames, Kind, Query, Service, match_spans, parse_query
+from opindex.service import (
+    KIND_KEYS,
+    FilterNames,
+    Kind,
+    Query,
+    Service,
+    match_spans,
+    parse_query,
+)
 
-KIND_ARGUMENTS: dict[str, Kind] = {
-    "work_packages": "work_package",
-    "meetings": "meeting",
-    "wiki_pages": "wiki_page",
-}
+KIND_ARGUMENTS: dict[str, Kind] = {key: kind for kind, key in KIND_KEYS.items()}
+EVERY_KIND = "all"
+"""``--kind all``: one ranking over every kind (the ``openproject_search`` tool)."""
 BOLD, RESET = "\033[1m", "\033[0m"
 
 
@@ -56,7 +63,10 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         "query", metavar="QUERY", help="what to look for (natural language is fine)"
     )
     parser.add_argument(
-        "--kind", required=True, choices=sorted(KIND_ARGUMENTS), help="what kind of record"
+        "--kind",
+        required=True,
+        choices=[EVERY_KIND, *sorted(KIND_ARGUMENTS)],
+        help="what kind of record ('all': every kind in one ranking)",
     )
     add_config_argument(parser)
     parser.add_argument(
@@ -111,7 +121,7 @@ def build_request(args: argparse.Namespace) -> SearchRequest:
     if len(args.query) > MAX_QUERY_LENGTH:
         raise InvalidArgumentError(f"the query is longer than {MAX_QUERY_LENGTH} characters")
     return SearchRequest(
-        kind=KIND_ARGUMENTS[args.kind],
+        kind=KIND_ARGUMENTS.get(args.kind, "work_package"),  # 'all': each kind in turn
         query=args.query,
         match_mode=args.match_mode,
         limit=args.limit,
@@ -129,14 +139,29 @@ def run(args: argparse.Namespace) -> int:
     request = build_request(args)
     config = load_config(args.config)
     names = FilterNames(project=args.project, option_prefix="--")
-    response = asyncio.run(_search(config, request, args.tenant, names))
     out = sys.stdout
+    if args.kind == EVERY_KIND:
+        everything = asyncio.run(_search_everything(config, request, args.tenant, names))
+        if args.json:
+            json.dump(everything.to_json_dict(), out, ensure_ascii=False, indent=2)
+            out.write("\n")
+        else:
+            out.write(render_global(everything) + "\n")
+        return EXIT_OK
+    response = asyncio.run(_search(config, request, args.tenant, names))
     if args.json:
         json.dump(response.to_json_dict(), out, ensure_ascii=False, indent=2)
         out.write("\n")
     else:
         render_table(response, out, color=out.isatty(), filters=describe_filters(args))
     return EXIT_OK
+
+
+async def _search_everything(
+    config: Config, request: SearchRequest, tenant: str | None, names: FilterNames
+) -> GlobalSearchResponse:
+    async with Service.from_config(config) as service:
+        return await service.search_everything(request, tenant=tenant, names=names)
 
 
 async def _search(

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         meta_lines,
         plural,
         relaxation_notice,
+        render_global,
         result_heading,
         result_lines,
     )
@@ -27,6 +28,7 @@ _HOMES = {
     "meta_lines": ".rendering",
     "plural": ".rendering",
     "relaxation_notice": ".rendering",
+    "render_global": ".rendering",
     "result_heading": ".rendering",
     "result_lines": ".rendering",
     "ServerOptions": ".server",
@@ -42,6 +44,7 @@ __all__ = [
     "meta_lines",
     "plural",
     "relaxation_notice",
+    "render_global",
     "result_heading",
     "result_lines",
     "serve_http",
