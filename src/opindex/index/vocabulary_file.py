@@ -5,9 +5,9 @@ writer keeps the vocabulary itself: before each commit it appends the terms it h
 seen yet and flushes them to disk, so any reader that sees a commit also sees its terms.
 The file only grows (terms of deleted records stay until a rebuild), which is harmless:
 an extra term can only add candidates. Readers extend their in-memory Vocabulary with
-the bytes appended since their last look, up to the length the check file records (DECISIONS
-D123): bytes
-past it (an append whose check is not written yet, or garbage) are never read.
+the bytes appended since their last look, up to the length the check file records
+(DECISIONS D123): bytes past it (an append whose check is not written yet, or garbage)
+are never read.
 
 A term missing from the file would make records silently unfindable by substring and
 prefix searches, so after each append the writer records the file's length and SHA-256
