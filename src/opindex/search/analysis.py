@@ -49,6 +49,24 @@ def fold_latin(text: str) -> str | None:
     return folded if folded.isascii() else None
 
 
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def latin_expansions(text: str) -> list[tuple[int, int]]:
+    """Where ``fold_latin(text)`` (not None) is longer than *text*: each character folded
+    to several ("ß" -> "ss", "½" -> "12") as (its position in the folded text, the
+    characters it adds), in order. A folded offset maps back by subtracting what the
+    characters before it added."""
+    found: list[tuple[int, int]] = []
+    added = 0
+    for match in _NON_ASCII.finditer(text):
+        extra = len(_LATIN_FOLDS[ord(match.group())]) - 1
+        if extra:
+            found.append((match.start() + added, extra))
+            added += extra
+    return found
+
+
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")
 # A letter/digit run, possibly with non-ASCII non-word characters inside (as the
 # tokenizer finds them); such mixed runs go to token_texts.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from opindex.search.analysis import AnalyzedText, fold_latin
+from opindex.search.analysis import AnalyzedText, fold_latin, latin_expansions
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
 from opindex.search.tokenizer import RUN_PATTERN as _RUN_RE
@@ -270,24 +270,64 @@ class QueryMatcher:
 
 
 @functools.lru_cache(maxsize=512)
-def _token_pattern(targets: tuple[str, ...]) -> re.Pattern[str]:
-    """A regex finding the ASCII tokens *targets* as whole runs, ignoring case."""
-    alternation = "|".join(re.escape(token) for token in targets)
-    return re.compile(rf"(?<![^\W_])(?:{alternation})(?![^\W_])", re.IGNORECASE)
+def _targets_pattern(targets: tuple[str, ...]) -> re.Pattern[str]:
+    """A regex finding the lowercase tokens *targets*, the longest first at a position."""
+    longest_first = sorted(targets, key=lambda token: (-len(token), token))
+    return re.compile("|".join(re.escape(token) for token in longest_first))
+
+
+def _ascii_token_starts(text: str, targets: AbstractSet[str]) -> list[int]:
+    """Start offsets of the runs of ASCII *text* whose lowercase form is in *targets*.
+
+    The targets are found as plain strings, and a match is kept when it is a whole run.
+    None is missed: targets hold letters and digits only, so at a run's start no target
+    matches past the run's end and the run itself, when it is a target, is the longest
+    match there; and a match that is not a whole run never covers the start of one."""
+    if not targets:
+        return []
+    lowered = text.lower()
+    end = len(lowered)
+    found: list[int] = []
+    for match in _targets_pattern(tuple(sorted(targets))).finditer(lowered):
+        start, stop = match.span()
+        if (start == 0 or not lowered[start - 1].isalnum()) and (
+            stop == end or not lowered[stop].isalnum()
+        ):
+            found.append(start)
+    return found
 
 
 def token_starts(value: AnalyzedText, targets: AbstractSet[str]) -> tuple[int, ...]:
     """Start offsets in ``value.text`` of the tokens whose normalized form is in *targets*."""
     text = value.text
+    expansions: list[tuple[int, int]] = []
     if not text.isascii():
         folded = fold_latin(text)
-        if folded is not None and len(folded) == len(text):  # one character for one
+        if folded is not None:  # Latin letters only: runs and tokens as in the folded text
+            if len(folded) != len(text):
+                expansions = latin_expansions(text)
             text = folded
     if text.isascii():
         # ASCII tokens are the runs themselves, lowercased: find them directly.
-        pattern = _token_pattern(tuple(sorted(targets)))
-        return tuple(match.start() for match in pattern.finditer(text))
+        starts = _ascii_token_starts(text, targets)
+        return _unfolded(starts, expansions) if expansions else tuple(starts)
     return _mixed_token_starts(text, targets)
+
+
+def _unfolded(starts: list[int], expansions: list[tuple[int, int]]) -> tuple[int, ...]:
+    """Offsets *starts* (ascending) in a folded text, mapped back to the original text.
+
+    A run starts at a character boundary of the original (a folded character's letters
+    are word characters, as the original's was), so what precedes a start is whole
+    characters: subtract what those added."""
+    found: list[int] = []
+    position, added = 0, 0
+    for start in starts:
+        while position < len(expansions) and expansions[position][0] < start:
+            added += expansions[position][1]
+            position += 1
+        found.append(start - added)
+    return tuple(found)
 
 
 def _mixed_token_starts(text: str, targets: AbstractSet[str]) -> tuple[int, ...]:
