@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opindex.search import match as match_module
-from opindex.search.analysis import AnalyzedText, fold_latin
+from opindex.search.analysis import _LATIN_FOLDS, AnalyzedText, fold_latin
 from opindex.search.match import BASE_SCALE, QueryMatcher, score_field, token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
 from opindex.search.tokenizer import token_texts, tokenize
@@ -158,3 +158,12 @@ def test_token_starts_take_whole_runs_when_targets_overlap() -> None:
     targets = {"sync", "syncs", "sync2", "s"}
     expected = tuple(span.start for span in tokenize(text) if span.text in targets)
     assert token_starts(AnalyzedText(text), targets) == expected == (0, 6, 18, 25, 31)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF), max_size=60))
+def test_folded_latin_text_is_the_translation_by_the_table(text: str) -> None:
+    translated = text.translate(_LATIN_FOLDS)
+    assert fold_latin(text) == (
+        translated if translated.isascii() and max(text, default="a") < "\u0250" else None
+    )

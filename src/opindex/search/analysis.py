@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -37,16 +38,33 @@ def _latin_folds() -> list[str]:
 
 _LATIN_FOLDS = _latin_folds()
 _BEYOND_FOLDS = re.compile(f"[^\\x00-\\u{_FOLDED_BELOW - 1:04x}]")
+_FOLD_ERRORS = "opindex-fold-latin"
+
+
+def _fold_run(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: the folds of a run of non-ASCII characters (a fold that is
+    not ASCII makes the encoder raise)."""
+    assert isinstance(error, UnicodeEncodeError)
+    run = error.object[error.start : error.end]
+    return "".join([_LATIN_FOLDS[ord(character)] for character in run]), error.end
+
+
+codecs.register_error(_FOLD_ERRORS, _fold_run)
 
 
 def fold_latin(text: str) -> str | None:
     """*text* with its Latin letters folded to ASCII (see ``_latin_folds``), or None when
     it holds other non-ASCII characters. ``token_texts`` of the result equals that of
-    *text*; when both have the same length, every offset is unchanged too."""
+    *text*; when both have the same length, every offset is unchanged too.
+
+    Equal to ``text.translate(_LATIN_FOLDS)`` when that is ASCII; the ASCII encoder
+    copies the ASCII stretches in C and calls ``_fold_run`` on the others only."""
     if _BEYOND_FOLDS.search(text):
         return None
-    folded = text.translate(_LATIN_FOLDS)
-    return folded if folded.isascii() else None
+    try:
+        return text.encode("ascii", _FOLD_ERRORS).decode("ascii")
+    except UnicodeEncodeError:  # a character that folds to itself (a symbol): not ASCII
+        return None
 
 
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -269,31 +267,24 @@ class QueryMatcher:
         return token_starts(value, targets)
 
 
-@functools.lru_cache(maxsize=512)
-def _targets_pattern(targets: tuple[str, ...]) -> re.Pattern[str]:
-    """A regex finding the lowercase tokens *targets*, the longest first at a position."""
-    longest_first = sorted(targets, key=lambda token: (-len(token), token))
-    return re.compile("|".join(re.escape(token) for token in longest_first))
-
-
 def _ascii_token_starts(text: str, targets: AbstractSet[str]) -> list[int]:
-    """Start offsets of the runs of ASCII *text* whose lowercase form is in *targets*.
-
-    The targets are found as plain strings, and a match is kept when it is a whole run.
-    None is missed: targets hold letters and digits only, so at a run's start no target
-    matches past the run's end and the run itself, when it is a target, is the longest
-    match there; and a match that is not a whole run never covers the start of one."""
-    if not targets:
-        return []
+    """Start offsets, ascending, of the runs of ASCII *text* whose lowercase form is in
+    *targets*: each target's occurrences in the lowercased text (``str.find``) that are
+    whole runs (no letter or digit on either side)."""
     lowered = text.lower()
     end = len(lowered)
     found: list[int] = []
-    for match in _targets_pattern(tuple(sorted(targets))).finditer(lowered):
-        start, stop = match.span()
-        if (start == 0 or not lowered[start - 1].isalnum()) and (
-            stop == end or not lowered[stop].isalnum()
-        ):
-            found.append(start)
+    for target in targets:
+        size = len(target)
+        start = lowered.find(target) if size else -1
+        while start != -1:
+            stop = start + size
+            if (start == 0 or not lowered[start - 1].isalnum()) and (
+                stop == end or not lowered[stop].isalnum()
+            ):
+                found.append(start)
+            start = lowered.find(target, start + 1)
+    found.sort()
     return found
 
 
