@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opindex.search import match as match_module
-from opindex.search.analysis import AnalyzedText, fold_latin
+from opindex.search.analysis import _LATIN_FOLDS, AnalyzedText, fold_latin
 from opindex.search.match import BASE_SCALE, QueryMatcher, score_field, token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
 from opindex.search.tokenizer import token_texts, tokenize
@@ -118,6 +118,31 @@ def test_token_starts_are_the_tokenizers_offsets(text: str, data: st.DataObject)
     assert token_starts(AnalyzedText(text), targets) == expected
 
 
+_FOLDED_LONGER = st.text(
+    alphabet=st.sampled_from(list("abX09 -_.'é É ß æ Œ Þ ½ ǅ ĳ ı ü")), max_size=60
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_FOLDED_LONGER, st.data())
+def test_token_starts_map_back_through_letters_folded_to_several(
+    text: str, data: st.DataObject
+) -> None:
+    spans = tokenize(text)
+    tokens = sorted({span.text for span in spans})
+    targets = set(data.draw(st.lists(st.sampled_from(tokens), unique=True))) if tokens else set()
+    targets.add("absent")
+    expected = tuple(span.start for span in spans if span.text in targets)
+    assert token_starts(AnalyzedText(text), targets) == expected
+
+
+def test_token_starts_after_several_expanding_letters() -> None:
+    text = "Gößmann ½ straße Æsir Œuvre ßß x"
+    value = AnalyzedText(text)
+    targets = {"gossmann", "12", "strasse", "aesir", "oeuvre", "ssss", "x"}
+    assert token_starts(value, targets) == tuple(span.start for span in tokenize(text))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.characters(max_codepoint=0x2FF), max_size=60))
 def test_folded_latin_text_has_the_same_tokens(text: str) -> None:
@@ -126,3 +151,19 @@ def test_folded_latin_text_has_the_same_tokens(text: str) -> None:
         assert not text.isascii()
     else:
         assert folded.isascii() and token_texts(folded) == token_texts(text)
+
+
+def test_token_starts_take_whole_runs_when_targets_overlap() -> None:
+    text = "syncs sync resync sync_x Sync2 SYNC ssync syncsync"
+    targets = {"sync", "syncs", "sync2", "s"}
+    expected = tuple(span.start for span in tokenize(text) if span.text in targets)
+    assert token_starts(AnalyzedText(text), targets) == expected == (0, 6, 18, 25, 31)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF), max_size=60))
+def test_folded_latin_text_is_the_translation_by_the_table(text: str) -> None:
+    translated = text.translate(_LATIN_FOLDS)
+    assert fold_latin(text) == (
+        translated if translated.isascii() and max(text, default="a") < "\u0250" else None
+    )

@@ -84,3 +84,27 @@ def test_snippet_offsets_are_the_tokenizers(text: str, data: st.DataObject) -> N
     targets = set(data.draw(st.lists(st.sampled_from(tokens), min_size=1, max_size=3)))
     expected = tuple(span.start for span in value.spans() if span.text in targets)
     assert token_starts(value, targets) == expected
+
+
+def test_tokens_and_queries_too_long_for_a_code_matrix_are_scored_one_by_one() -> None:
+    rng = random.Random(11)
+    long_tokens = [
+        "".join(rng.choice("abc") for _ in range(rng.randint(60, 80))) for _ in range(40)
+    ]
+    tokens = sorted({*long_tokens, "abcabc", "abcab", "bcabca", "a" * 70})
+    index = _index(tokens, base=3)
+    queries = [
+        "abcabc",
+        "abca",
+        long_tokens[0],
+        long_tokens[1][:66],
+        long_tokens[2][1:-1],
+        "a" * 69,
+    ]
+    for query in queries:
+        for prefix in (False, True):
+            alternative = Alternative(query, prefix)
+            ids, scores = index.matches(alternative)
+            assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == _expected(
+                tokens, alternative, 3
+            ), query

@@ -143,10 +143,13 @@ class _Files:
             found = self._vocabulary.get(entry["name"])
             if found is None:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
-                joined = mapped.array("text").tobytes().decode("utf-8")
+                text = mapped.array("text")
+                joined = text.tobytes().decode("utf-8")
                 stored = {name: mapped.array(name) for name in INDEX_ARRAYS if mapped.has(name)}
                 arrays = stored if len(stored) == len(INDEX_ARRAYS) else None
-                found = TokenIndex(joined, int(entry["base"]), arrays)
+                # ASCII: the mapped UTF-8 bytes are the code points, one byte each
+                codes = text if len(text) == len(joined) else None
+                found = TokenIndex(joined, int(entry["base"]), arrays, codes)
                 self._vocabulary[entry["name"]] = found
             return found
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -37,16 +38,51 @@ def _latin_folds() -> list[str]:
 
 _LATIN_FOLDS = _latin_folds()
 _BEYOND_FOLDS = re.compile(f"[^\\x00-\\u{_FOLDED_BELOW - 1:04x}]")
+_FOLD_ERRORS = "opindex-fold-latin"
+
+
+def _fold_run(error: UnicodeError) -> tuple[str, int]:
+    """Codec error handler: the folds of a run of non-ASCII characters (a fold that is
+    not ASCII makes the encoder raise)."""
+    assert isinstance(error, UnicodeEncodeError)
+    run = error.object[error.start : error.end]
+    return "".join([_LATIN_FOLDS[ord(character)] for character in run]), error.end
+
+
+codecs.register_error(_FOLD_ERRORS, _fold_run)
 
 
 def fold_latin(text: str) -> str | None:
     """*text* with its Latin letters folded to ASCII (see ``_latin_folds``), or None when
     it holds other non-ASCII characters. ``token_texts`` of the result equals that of
-    *text*; when both have the same length, every offset is unchanged too."""
+    *text*; when both have the same length, every offset is unchanged too.
+
+    Equal to ``text.translate(_LATIN_FOLDS)`` when that is ASCII; the ASCII encoder
+    copies the ASCII stretches in C and calls ``_fold_run`` on the others only."""
     if _BEYOND_FOLDS.search(text):
         return None
-    folded = text.translate(_LATIN_FOLDS)
-    return folded if folded.isascii() else None
+    try:
+        return text.encode("ascii", _FOLD_ERRORS).decode("ascii")
+    except UnicodeEncodeError:  # a character that folds to itself (a symbol): not ASCII
+        return None
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def latin_expansions(text: str) -> list[tuple[int, int]]:
+    """Where ``fold_latin(text)`` (not None) is longer than *text*: each character folded
+    to several ("ß" -> "ss", "½" -> "12") as (its position in the folded text, the
+    characters it adds), in order. A folded offset maps back by subtracting what the
+    characters before it added."""
+    found: list[tuple[int, int]] = []
+    added = 0
+    for match in _NON_ASCII.finditer(text):
+        extra = len(_LATIN_FOLDS[ord(match.group())]) - 1
+        if extra:
+            found.append((match.start() + added, extra))
+            added += extra
+    return found
 
 
 _ASCII_TOKEN = re.compile(r"[a-z0-9]+")

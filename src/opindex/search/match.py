@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import functools
-import re
 from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -11,7 +9,7 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from opindex.search.analysis import AnalyzedText, fold_latin
+from opindex.search.analysis import AnalyzedText, fold_latin, latin_expansions
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
 from opindex.search.tokenizer import RUN_PATTERN as _RUN_RE
@@ -269,25 +267,58 @@ class QueryMatcher:
         return token_starts(value, targets)
 
 
-@functools.lru_cache(maxsize=512)
-def _token_pattern(targets: tuple[str, ...]) -> re.Pattern[str]:
-    """A regex finding the ASCII tokens *targets* as whole runs, ignoring case."""
-    alternation = "|".join(re.escape(token) for token in targets)
-    return re.compile(rf"(?<![^\W_])(?:{alternation})(?![^\W_])", re.IGNORECASE)
+def _ascii_token_starts(text: str, targets: AbstractSet[str]) -> list[int]:
+    """Start offsets, ascending, of the runs of ASCII *text* whose lowercase form is in
+    *targets*: each target's occurrences in the lowercased text (``str.find``) that are
+    whole runs (no letter or digit on either side)."""
+    lowered = text.lower()
+    end = len(lowered)
+    found: list[int] = []
+    for target in targets:
+        size = len(target)
+        start = lowered.find(target) if size else -1
+        while start != -1:
+            stop = start + size
+            if (start == 0 or not lowered[start - 1].isalnum()) and (
+                stop == end or not lowered[stop].isalnum()
+            ):
+                found.append(start)
+            start = lowered.find(target, start + 1)
+    found.sort()
+    return found
 
 
 def token_starts(value: AnalyzedText, targets: AbstractSet[str]) -> tuple[int, ...]:
     """Start offsets in ``value.text`` of the tokens whose normalized form is in *targets*."""
     text = value.text
+    expansions: list[tuple[int, int]] = []
     if not text.isascii():
         folded = fold_latin(text)
-        if folded is not None and len(folded) == len(text):  # one character for one
+        if folded is not None:  # Latin letters only: runs and tokens as in the folded text
+            if len(folded) != len(text):
+                expansions = latin_expansions(text)
             text = folded
     if text.isascii():
         # ASCII tokens are the runs themselves, lowercased: find them directly.
-        pattern = _token_pattern(tuple(sorted(targets)))
-        return tuple(match.start() for match in pattern.finditer(text))
+        starts = _ascii_token_starts(text, targets)
+        return _unfolded(starts, expansions) if expansions else tuple(starts)
     return _mixed_token_starts(text, targets)
+
+
+def _unfolded(starts: list[int], expansions: list[tuple[int, int]]) -> tuple[int, ...]:
+    """Offsets *starts* (ascending) in a folded text, mapped back to the original text.
+
+    A run starts at a character boundary of the original (a folded character's letters
+    are word characters, as the original's was), so what precedes a start is whole
+    characters: subtract what those added."""
+    found: list[int] = []
+    position, added = 0, 0
+    for start in starts:
+        while position < len(expansions) and expansions[position][0] < start:
+            added += expansions[position][1]
+            position += 1
+        found.append(start - added)
+    return tuple(found)
 
 
 def _mixed_token_starts(text: str, targets: AbstractSet[str]) -> tuple[int, ...]:

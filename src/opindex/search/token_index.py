@@ -34,6 +34,15 @@ from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, Term, alternative_score
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
+from opindex.search.token_batch import (
+    MAX_PATTERN,
+    MAX_WIDTH,
+    CodeMatrix,
+    batch_scores,
+    code_matrix,
+    code_points,
+    edit_distances,
+)
 from opindex.search.vector_rank import TermMatches
 
 IntArray = npt.NDArray[np.int64]
@@ -111,13 +120,20 @@ class TokenIndex:
 
     *joined* is ``"\\n" + "\\n".join(tokens) + "\\n"`` (tokens hold no newline);
     *arrays* its ``index_arrays`` when they were stored (else they are built: one sort
-    of the trigram keys, about a second per million tokens).
+    of the trigram keys, about a second per million tokens). *codes*: the code points of
+    *joined* (``token_batch.code_points``), when the caller holds them already (an ASCII
+    vocabulary's stored UTF-8 bytes); else they are computed at the first search.
     """
 
     def __init__(
-        self, joined: str, base: int = 0, arrays: Mapping[str, npt.NDArray[Any]] | None = None
+        self,
+        joined: str,
+        base: int = 0,
+        arrays: Mapping[str, npt.NDArray[Any]] | None = None,
+        codes: npt.NDArray[Any] | None = None,
     ) -> None:
         self.joined = joined
+        self._codes = codes
         self.base = base
         built = index_arrays(joined) if arrays is None else arrays
         self.starts: IntArray = built["starts"]
@@ -133,6 +149,14 @@ class TokenIndex:
         """The token with local id *local* (0-based within this slice)."""
         start = int(self.starts[local])
         return self.joined[start : start + int(self.lengths[local])]
+
+    def _matrix(self, local: npt.NDArray[Any]) -> tuple[CodeMatrix, IntArray]:
+        """The tokens *local* (each at most MAX_WIDTH long) as a code matrix, and lengths."""
+        if self._codes is None:
+            self._codes = code_points(self.joined)  # a race computes it twice, harmlessly
+        lengths = self.lengths[local].astype(np.int64)
+        starts = self.starts[local].astype(np.int64)
+        return code_matrix(self._codes, starts, lengths), lengths
 
     def _posting(self, key: int) -> npt.NDArray[np.int32]:
         at = int(np.searchsorted(self._keys, key))
@@ -176,13 +200,34 @@ class TokenIndex:
             near = np.setdiff1d(owners[np.abs(lengths - len(token)) <= budget], ruled, True)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep
-                # those within the budget, the distance computed in C for all at once.
-                texts = [self.token(local) for local in near.tolist()]
-                distances = process.cdist(
-                    [token], texts, scorer=Levenshtein.distance, score_cutoff=budget
-                )[0]
-                ruled = np.union1d(ruled, near[distances <= budget])
+                # those within the budget, the distance computed for all at once.
+                ruled = np.union1d(ruled, near[self._distances(token, near, budget) <= budget])
         return ruled.astype(np.int32)
+
+    def _distances(self, token: str, near: npt.NDArray[Any], budget: int) -> IntArray:
+        """The edit distance of *token* to each token *near* (at most budget + 1)."""
+        if len(token) <= MAX_PATTERN and int(self.lengths[near].max()) <= MAX_WIDTH:
+            matrix, lengths = self._matrix(near)
+            return edit_distances(token, matrix, lengths)
+        texts = [self.token(local) for local in near.tolist()]
+        found = process.cdist([token], texts, scorer=Levenshtein.distance, score_cutoff=budget)
+        distances: IntArray = found[0].astype(np.int64)
+        return distances
+
+    def _scores(self, alternative: Alternative, local: npt.NDArray[Any]) -> FloatArray:
+        """``alternative_score`` of each token *local*: as arrays for the tokens a code
+        matrix takes (``token_batch``), one by one for the others."""
+        token = alternative.token
+        scores = np.zeros(len(local), dtype=np.float64)
+        batched = np.zeros(len(local), dtype=bool)
+        if 0 < len(token) <= MAX_PATTERN:
+            batched = self.lengths[local] <= MAX_WIDTH
+            if batched.any():
+                matrix, lengths = self._matrix(local[batched])
+                scores[batched] = batch_scores(token, alternative.prefix, matrix, lengths)
+        for position in np.flatnonzero(~batched).tolist():
+            scores[position] = alternative_score(alternative, self.token(int(local[position])))
+        return scores
 
     def matches(self, alternative: Alternative) -> tuple[IntArray, FloatArray]:
         """Global ids (ascending) and scores of every token scoring above 0."""
@@ -191,14 +236,10 @@ class TokenIndex:
             if cached is not None:
                 self._cache.move_to_end(alternative)
                 return cached
-        ids: list[int] = []
-        scores: list[float] = []
-        for local in self._candidates(alternative.token, alternative.prefix).tolist():
-            score = alternative_score(alternative, self.token(local))
-            if score > 0.0:
-                ids.append(local + self.base)
-                scores.append(score)
-        found = (np.array(ids, dtype=np.int64), np.array(scores, dtype=np.float64))
+        local = self._candidates(alternative.token, alternative.prefix)
+        scores = self._scores(alternative, local)
+        positive = scores > 0.0
+        found = (local[positive].astype(np.int64) + self.base, scores[positive])
         with self._lock:
             self._cache[alternative] = found
             if len(self._cache) > _CACHE_SIZE:

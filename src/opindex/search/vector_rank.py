@@ -94,7 +94,11 @@ def expand_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
 
 def gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
     """The values holding any of the term's tokens, each with that token's score."""
-    at = np.searchsorted(table.posting_tokens, term.ids)
+    # searchsorted would cast the whole (int32) posting list to the ids' int64 each time:
+    # look up narrowed ids instead (clipped: an id beyond int32 then fails the check below)
+    narrow = np.iinfo(table.posting_tokens.dtype)
+    needles = np.clip(term.ids, narrow.min, narrow.max).astype(table.posting_tokens.dtype)
+    at = np.searchsorted(table.posting_tokens, needles)
     inside = at < len(table.posting_tokens)
     found = np.zeros(len(term.ids), dtype=bool)
     found[inside] = table.posting_tokens[at[inside]] == term.ids[inside]
