@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import AfterValidator, BeforeValidator, Field
 
@@ -253,17 +253,7 @@ MutableKind = Literal[
     "posts",
     "attachments",
 ]
-MUTABLE_KINDS: tuple[MutableKind, ...] = (
-    "work_packages",
-    "wiki_pages",
-    "meetings",
-    "projects",
-    "news",
-    "documents",
-    "versions",
-    "posts",
-    "attachments",
-)
+MUTABLE_KINDS: tuple[MutableKind, ...] = get_args(MutableKind)
 RECORD_MODELS: dict[MutableKind, type[Stamped]] = {
     "work_packages": WorkPackage,
     "wiki_pages": WikiPage,
