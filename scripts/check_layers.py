@@ -51,7 +51,7 @@ ALLOWED: dict[str, set[str]] = {
     "config": {"config_table", "errors", "secret", "state", "webhook_config"},
     "records": {"search"},
     "envelope": {"errors", "records", "search"},
-    "record_builders": {"openproject", "records", "search"},
+    "record_builders": {"errors", "openproject", "records", "search"},
     "index": {"errors", "records", "search"},
     "live": {"envelope", "errors", "openproject", "record_builders", "records", "search"},
     "sync": {

@@ -1,5 +1,8 @@
 """API models → Records: the one conversion shared by the live path and the syncer.
 
+For the kinds whose list responses carry every field (news, documents, projects,
+versions), ``listed_records`` also does the listing both paths share.
+
 Deep content passed as ``None`` means "not read": its field names are left out of the
 SearchDocument, so a scorer can tell "empty" (an empty tuple) from "unknown" (absent).
 """
@@ -11,6 +14,7 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
+from opindex.errors import InvalidArgumentError
 from opindex.openproject import (
     Activity,
     AgendaItem,
@@ -18,6 +22,7 @@ from opindex.openproject import (
     Document,
     Meeting,
     News,
+    OpenProjectClient,
     Project,
     Ref,
     Version,
@@ -25,7 +30,7 @@ from opindex.openproject import (
     WorkPackage,
 )
 from opindex.records import AttributeValue, Record
-from opindex.search import FieldValue, SearchDocument
+from opindex.search import FieldValue, Kind, SearchDocument
 
 Values = tuple[FieldValue, ...]
 
@@ -248,8 +253,39 @@ def attachment_record(
     )
 
 
+async def listed_records(
+    client: OpenProjectClient, kind: Kind, limit: int | None = None
+) -> list[Record]:
+    """The records of a kind whose list carries every field: all of them, or the first
+    *limit*. ``InvalidArgumentError`` for a kind that must be read record by record."""
+    if kind == "news":
+        return [news_record(item) for item in await client.news().collect(limit)]
+    if kind == "document":
+        return [document_record(item) for item in await client.documents().collect(limit)]
+    if kind == "project":
+        return [project_record(item) for item in await client.projects().collect(limit)]
+    if kind == "version":
+        return [version_record(item) for item in await client.versions().collect(limit)]
+    raise InvalidArgumentError(f"{kind} records are not read from one list")
+
+
 ATTACHMENT_META = "attachment_meta"
 """The attribute of a container naming its attached files (JSON: id → file name)."""
+
+
+def attachment_names(record: Record) -> dict[int, str]:
+    """Attachment id → file name, from a container's ``attachment_meta`` (empty when it
+    has none or it cannot be read)."""
+    raw = record.attributes.get(ATTACHMENT_META)
+    if not isinstance(raw, str):
+        return {}
+    try:
+        names = json.loads(raw)
+    except ValueError:
+        return {}
+    if not isinstance(names, dict):
+        return {}
+    return {int(key): str(value) for key, value in names.items() if key.isdigit()}
 
 
 def with_attachments(container: Record, attachments: Sequence[Record]) -> Record:

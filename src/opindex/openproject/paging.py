@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -104,15 +104,25 @@ class PagedQuery(Generic[T]):
                 request_size = reported_size
             number += 1
 
-    async def items(self) -> AsyncIterator[T]:
+    async def items(self) -> AsyncGenerator[T, None]:
         """Every record of the collection, page after page."""
         async for page in self.pages():
             for element in page.elements:
                 yield element
 
-    async def collect(self) -> list[T]:
-        """All records of the collection in one list."""
-        return [element async for element in self.items()]
+    async def collect(self, limit: int | None = None) -> list[T]:
+        """All records of the collection in one list, or its first *limit* (no page after
+        the one that reaches it is requested)."""
+        found: list[T] = []
+        walk = self.items()
+        try:
+            async for element in walk:
+                found.append(element)
+                if limit is not None and len(found) >= limit:
+                    break
+        finally:
+            await walk.aclose()
+        return found
 
 
 def _is_last_page(

@@ -50,7 +50,7 @@ async def search_kinds(
     if not responses:
         raise next(iter(failures.values()))
     results = _merged([r for response in responses.values() for r in response.results], request)
-    freshest = next(iter(responses.values())).meta
+    first = next(iter(responses.values())).meta  # every kind reads the same index
     meta = GlobalSearchMeta(
         tenant=tenant,
         original_query=request.query,
@@ -71,8 +71,8 @@ async def search_kinds(
         not_searched=[
             KindNotSearched(kind=kind, reason=str(error)) for kind, error in failures.items()
         ],
-        indexed_at=freshest.indexed_at,
-        age_seconds=freshest.age_seconds,
+        indexed_at=first.indexed_at,
+        age_seconds=first.age_seconds,
     )
     return GlobalSearchResponse(results=results[: request.limit], meta=meta)
 

@@ -7,7 +7,6 @@ the two paths cannot present the same scored record differently.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ from opindex.envelope import (
     ProjectRef,
     SearchResult,
 )
-from opindex.record_builders import ATTACHMENT_META, COMMENT_META
+from opindex.record_builders import ATTACHMENT_META, COMMENT_META, attachment_names
 from opindex.records import Record
 from opindex.search import (
     DEFAULT_MIN_SCORE,
@@ -155,18 +154,6 @@ _INTERNAL = (COMMENT_META, ATTACHMENT_META)
 """Attributes that travel with a record for the builders, not for the caller."""
 
 
-def _attachment_names(record: Record) -> dict[int, str]:
-    """Attachment id → file name, from the container's ``attachment_meta``."""
-    raw = record.attributes.get(ATTACHMENT_META)
-    if not isinstance(raw, str):
-        return {}
-    try:
-        names = json.loads(raw)
-    except ValueError:
-        return {}
-    return {int(key): str(value) for key, value in names.items() if key.isdigit()}
-
-
 _PATHS = {"news": "news", "document": "documents", "version": "versions", "project": "projects"}
 
 
@@ -247,7 +234,7 @@ class ResultBuilder:
                 for sub in _sub_matches(ranked, (COMMENT_FIELD,), self._scorer)
             ]
         if any(match.field == ATTACHMENTS_FIELD for match in ranked.matches):
-            names = _attachment_names(record)
+            names = attachment_names(record)
             result.matched_attachments = [
                 MatchedAttachment(id=sub.ref, fileName=names.get(sub.ref, ""), snippet=sub.snippet)
                 for sub in _sub_matches(ranked, (ATTACHMENTS_FIELD,), self._scorer)

@@ -13,20 +13,19 @@ by the run's budget or a failed download is ``deferred`` to the next run.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
 from opindex.errors import NotFoundError, OpenProjectError
 from opindex.extract import Extraction, ExtractionLimits, Extractor, Format, Outcome, Reason
 from opindex.index import TenantIndex
 from opindex.openproject import Attachment, ContainerKind, OpenProjectClient
-from opindex.record_builders import ATTACHMENT_META, attachment_record, with_attachments
+from opindex.record_builders import attachment_names, attachment_record, with_attachments
 from opindex.records import Record
 from opindex.state import ExtractionRow
 from opindex.sync.changes import PendingChanges
@@ -114,16 +113,7 @@ class AttachmentReader:
 
     def _previous_ids(self, kind: str, container_id: int) -> set[int]:
         record = self.index.get(kind, container_id)
-        if record is None:
-            return set()
-        raw = record.attributes.get(ATTACHMENT_META)
-        if not isinstance(raw, str):
-            return set()
-        try:
-            names: dict[str, Any] = json.loads(raw)
-        except ValueError:
-            return set()
-        return {int(key) for key in names if key.isdigit()}
+        return set(attachment_names(record)) if record is not None else set()
 
     async def _file(
         self, attachment: Attachment, container: Record, known: ExtractionRow | None

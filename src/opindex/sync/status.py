@@ -70,9 +70,6 @@ def assess_freshness(
 
 StatusState = Literal["fresh", "stale", "missing", "syncing"]
 
-DOCUMENT_KEYS: Mapping[str, str] = dict(KIND_KEYS.items())
-"""Record kind → key in ``TenantStatus.documents`` (plural, as the status output shows)."""
-
 
 @dataclass(frozen=True, slots=True)
 class RunSummary:
@@ -213,7 +210,7 @@ def tenant_status(
             problems.append(f"state database: {exc}")
             public.append(f"state database: {public_detail(exc)}")
 
-    documents = {key: 0 for key in DOCUMENT_KEYS.values()}
+    documents = dict.fromkeys(KIND_KEYS.values(), 0)
     index_bytes: int | None = None
     generation: str | None = None
     has_index = False
@@ -226,7 +223,7 @@ def tenant_status(
             generation = stats.generation
             index_bytes = stats.bytes_on_disk
             for kind in KINDS:
-                documents[DOCUMENT_KEYS[kind]] = int(stats.documents_per_kind.get(kind, 0))
+                documents[KIND_KEYS[kind]] = int(stats.documents_per_kind.get(kind, 0))
             if verify:
                 verified.append(_verify_files(directory.generation_path(stats.generation)))
     except IndexUnavailableError as exc:

@@ -132,6 +132,12 @@ class SyncSession:
             self.changes.removed(kind, doomed)
         return len(doomed)
 
+    async def remove_unlisted(self, kind: Kind, listed: set[int]) -> int:
+        """Remove the records of *kind* that a complete listing no longer shows (indexed
+        or known: a record half-written by an earlier run goes too)."""
+        indexed = set(await asyncio.to_thread(self.index.all_ids, kind))
+        return await self.remove(kind, (indexed | set(self.known_of(kind))) - listed)
+
     async def bounded(self, items: Sequence[T], work: Callable[[T], Awaitable[R]]) -> list[R]:
         """Run ``work`` on every item with at most ``concurrency`` in flight; results
         in item order. The first failure cancels the rest and propagates."""
