@@ -263,11 +263,14 @@ class OpenProjectClient:
         return self.paged(f"{API}/work_packages", WorkPackage.from_hal, params, page_size)
 
     def work_package_ids(
-        self, filters: Sequence[Filter] = (), page_size: int = DEFAULT_PAGE_SIZE
+        self,
+        filters: Sequence[Filter] = (),
+        page_size: int = DEFAULT_PAGE_SIZE,
+        sort_by: SortBy = BY_ID,
     ) -> PagedQuery[WorkPackage]:
         """An id sweep: only ``id`` and ``updatedAt`` of every matching work package."""
         return self.work_packages(
-            filters, BY_ID, page_size, select=("elements/id", "elements/updatedAt")
+            filters, sort_by, page_size, select=("elements/id", "elements/updatedAt")
         )
 
     async def work_package(self, work_package_id: int) -> WorkPackage:

@@ -59,7 +59,7 @@ class PagedQuery(Generic[T]):
     def __aiter__(self) -> AsyncIterator[Page[T]]:
         return self.pages()
 
-    async def pages(self) -> AsyncIterator[Page[T]]:
+    async def pages(self) -> AsyncGenerator[Page[T], None]:
         """Yield pages until the last one; stops on the first of: no ``nextByOffset`` link,
         all ``total`` elements seen, an empty page, or a page of only already-seen ids."""
         seen: set[int] = set()

@@ -366,16 +366,21 @@ async def _read_everything(
     visibility_changed = await sync_projects(session)
 
     progress.phase(tenant.name, "work packages")
+    # The whole listing at least every sweep interval, and when project visibility moved.
+    listing_due = plan.sweep or visibility_changed
     manifest = await sync_by_manifest(
         session,
         resumed=resume.versions if resume is not None else None,
         checkpoint=checkpointer,
         chunk=checkpointer.every_records if checkpointer is not None else IDS_PER_REQUEST,
+        mark=None if listing_due else state.get_high_water(work_packages.RESOURCE),
     )
     if manifest.server_time is not None:
-        # Kept for reports only; never ahead of the server's clock minus the margin.
+        # The next run's mark: never ahead of the server's clock minus the margin.
         margin = timedelta(seconds=tenant.sync_safety_margin_seconds)
         changes.high_water[work_packages.RESOURCE] = manifest.server_time - margin
+    if manifest.complete:
+        changes.high_water[SWEEP_RESOURCE] = session.started_at
 
     progress.phase(tenant.name, "meetings")
     await sync_meetings(session)
@@ -395,5 +400,4 @@ async def _read_everything(
         last_run_at=last_success.finished_at if last_success is not None else None,
         refresh_all=visibility_changed,
     )
-    changes.high_water[SWEEP_RESOURCE] = session.started_at
     return manifest
