@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from tests.sync.conftest import indexed_ids
 from opindex.config import TenantConfig
 from opindex.state import StateStore
 from opindex.sync import sync_tenant
+from opindex.sync.manifest import RecentPages, unseen_change
 
 PAGE = 5  # the sandbox's largest page: member bob's 30 work packages take 6 pages
 LISTING = 6
@@ -133,3 +135,35 @@ async def test_a_move_out_of_sight_is_gone_after_the_next_run(
 
     assert report.counts["work_package"].deleted == 1
     assert set(indexed_ids(data_dir, "acme", "work_package")) == visible - {8}
+
+
+async def test_a_mark_ahead_of_the_server_clock_takes_the_whole_listing(
+    small_pages: SandboxHandle, corpus: dict[str, Any], data_dir: Path, clock: Clock
+) -> None:
+    """A mark written by an older version (the newest ``updatedAt`` seen) may lie ahead."""
+    tenant = _tenant(small_pages)
+    await sync_tenant(tenant, data_dir, clock=clock)
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        state.set_high_water("work_packages", datetime.fromisoformat("2027-06-01T00:00:00+00:00"))
+    small_pages.reset_stats()
+
+    await sync_tenant(tenant, data_dir, clock=clock)
+
+    assert _list_requests(small_pages) == 1 + LISTING
+    with StateStore.for_tenant(data_dir, "acme") as state:
+        mark = state.get_high_water("work_packages")
+    assert mark is not None and mark < datetime.now(UTC)
+
+
+def _pages(total: int, *ids: int) -> RecentPages:
+    when = datetime(2026, 12, 1, tzinfo=UTC)
+    return RecentPages(dict.fromkeys(ids, when), total, when)
+
+
+def test_the_count_tells_a_vanished_or_unseen_record_from_none() -> None:
+    known = dict.fromkeys([1, 2, 3], object())
+    assert not unseen_change(_pages(3, 3), known)  # a change to a known record
+    assert not unseen_change(_pages(4, 3, 4), known)  # a new record, on the recent page
+    assert unseen_change(_pages(2, 3), known)  # one vanished
+    assert unseen_change(_pages(4, 3), known)  # one came into sight below the mark
+    assert unseen_change(_pages(3, 3, 4), known)  # a new one, while one vanished

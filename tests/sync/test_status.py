@@ -101,6 +101,10 @@ async def test_status_shows_manifest_webhooks_and_an_unfinished_full_sync(
     capsys.readouterr()
     assert cli.main(["status", "--config", str(config)]) == 0
     shown = capsys.readouterr().out
-    assert f"last manifest: {len(visible) - 1} work packages listed, 0 added, 1 changed" in shown
+    listed = f"last manifest: {len(visible) - 1} work packages on the server, 0 added, 1 changed"
+    assert listed in shown
+    assert "whole work-package listing: " in shown
+    assert done.whole_listing_at is not None
+    assert done.to_json()["manifest"]["whole_listing_at"] == done.whole_listing_at.isoformat()
     assert "webhooks: 1 accepted, 2 refused, 0 ignored" in shown
     assert "unfinished" not in shown

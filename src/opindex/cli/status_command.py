@@ -83,10 +83,12 @@ def render(status: TenantStatus, now: datetime) -> str:
     manifest = status.manifest
     if manifest is not None:
         lines.append(
-            f"  last manifest: {manifest.listed} work packages listed, {manifest.added} added, "
-            f"{manifest.changed} changed, {manifest.removed} removed "
+            f"  last manifest: {manifest.listed} work packages on the server, {manifest.added} "
+            f"added, {manifest.changed} changed, {manifest.removed} removed "
             f"(run {manifest.run_id}, {_when(manifest.finished_at, now)})"
         )
+    if status.whole_listing_at is not None:
+        lines.append(f"  whole work-package listing: {_when(status.whole_listing_at, now)}")
     if status.webhooks:
         hooks = status.webhooks
         lines.append(

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import Sequence
 from datetime import datetime
-from typing import cast
 
 from opindex.envelope import (
     ActivityOut,
@@ -22,7 +21,6 @@ from opindex.live import ActivityListing, caller_filters
 from opindex.openproject import (
     Filter,
     OpenProjectClient,
-    Page,
     WorkPackage,
     closed_status_ids,
     resolve_status_closed,
@@ -138,7 +136,7 @@ async def list_work_packages(
     query = client.work_packages(filters, sort_by=(("updatedAt", "desc"),), page_size=limit)
     elements: tuple[WorkPackage, ...] = ()
     total = 0
-    pages = cast(AsyncGenerator[Page[WorkPackage], None], query.pages())
+    pages = query.pages()
     async with contextlib.aclosing(pages):
         async for page in pages:  # the first page only
             elements, total = page.elements, page.total or len(page.elements)

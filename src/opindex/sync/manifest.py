@@ -23,6 +23,7 @@ Two ways to read it, both ending with the index holding exactly the visible reco
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
@@ -91,7 +92,7 @@ async def list_recent(session: SyncSession, mark: datetime) -> RecentPages | Non
     total: int | None = None
     began: datetime | None = None
     walk = session.client.work_package_ids(sort_by=NEWEST_FIRST).pages()
-    try:
+    async with contextlib.aclosing(walk):
         async for page in walk:
             began = began or session.client.server_date
             if began is None or mark > began:
@@ -103,8 +104,6 @@ async def list_recent(session: SyncSession, mark: datetime) -> RecentPages | Non
             versions.update((wp.id, wp.updated_at) for wp in page.elements if wp.updated_at)
             if not dates or min(date for date in dates if date is not None) < mark:
                 break
-    finally:
-        await walk.aclose()
     return None if total is None else RecentPages(versions, total, began)
 
 

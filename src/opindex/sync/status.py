@@ -32,6 +32,7 @@ from opindex.state import (
     utc_now,
 )
 from opindex.sync.locations import index_directory
+from opindex.sync.sweep import SWEEP_RESOURCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +121,8 @@ class TenantStatus:
     verified: tuple[str, ...] = field(default=())
     """What ``verify=True`` checked and found sound (one line each)."""
     manifest: ManifestSummary | None = None
+    whole_listing_at: datetime | None = None
+    """When the last run that listed every work package began (others read recent pages)."""
     webhooks: Mapping[str, int] = field(default_factory=dict)
     checkpoint: Checkpoint | None = None
     attachments: Mapping[str, Any] = field(default_factory=dict)
@@ -160,7 +163,7 @@ class TenantStatus:
             },
             "problems": list(self.problems),
             "verified": list(self.verified),
-            "manifest": _manifest_json(self.manifest),
+            "manifest": _manifest_json(self.manifest, self.whole_listing_at),
             "webhooks": dict(self.webhooks),
             "full_sync_checkpoint": _checkpoint_json(self.checkpoint),
             "attachments": dict(self.attachments),
@@ -189,6 +192,7 @@ def tenant_status(
     latest: SyncRun | None = None
     capabilities: Mapping[str, Any] | None = None
     manifest: ManifestSummary | None = None
+    whole_listing_at: datetime | None = None
     webhooks: dict[str, int] = {}
     checkpoint: Checkpoint | None = None
     attachments: Mapping[str, Any] = {}
@@ -202,6 +206,7 @@ def tenant_status(
                 stored = state.get_capabilities()
                 capabilities = dict(stored.data) if stored is not None else None
                 manifest = state.get_manifest_summary()
+                whole_listing_at = state.get_high_water(SWEEP_RESOURCE)
                 webhooks = {name: c.count for name, c in state.webhook_counts().items()}
                 attachments = state.extraction_summary()
                 checkpoint = state.get_checkpoint()
@@ -275,6 +280,7 @@ def tenant_status(
         public_problems=tuple(public),
         verified=tuple(verified) if verify else (),
         manifest=manifest,
+        whole_listing_at=whole_listing_at,
         webhooks=webhooks,
         checkpoint=checkpoint,
         attachments=attachments,
@@ -298,7 +304,9 @@ def _iso(moment: datetime | None) -> str | None:
     return None if moment is None else moment.isoformat()
 
 
-def _manifest_json(manifest: ManifestSummary | None) -> dict[str, Any] | None:
+def _manifest_json(
+    manifest: ManifestSummary | None, whole_listing_at: datetime | None
+) -> dict[str, Any] | None:
     if manifest is None:
         return None
     return {
@@ -309,6 +317,7 @@ def _manifest_json(manifest: ManifestSummary | None) -> dict[str, Any] | None:
         "changed": manifest.changed,
         "removed": manifest.removed,
         "server_time": _iso(manifest.server_time),
+        "whole_listing_at": _iso(whole_listing_at),
     }
 
 
