@@ -4,14 +4,22 @@ For every size (documents: work packages + wiki pages + meetings of a generated 
 it starts ``opindex sandbox`` on the corpus, runs a full sync as the admin account, then
 incremental syncs of the unchanged tenant (median of several; requests beyond the fixed
 identity and project requests against the goal of <= 12 at 10k and <= 110 at 100k), then
-one incremental run after 20 changes and 5 deletions. With ``--webhook-changes N`` it then
-starts ``opindex serve --transport http --no-sync`` with a webhook for the tenant, lets the
-sandbox send signed webhooks, and measures for N changes the time from the change to the
-changed work package being in the index. Prints documents/s and request counts (from the
-sandbox's /_sandbox/stats, split by endpoint family) and writes bench-results/sync.json.
+unchanged runs spaced like the daemon's (``--interval-runs`` runs, each
+``--interval-seconds`` later on an injected clock: the share of wiki pages due for their
+re-read, and the whole work-package listing once the sweep interval is over), then one
+incremental run after 20 changes and 5 deletions. ``--wiki-list`` serves the wiki list
+endpoint (one request lists every page) instead of the released servers' single pages.
+
+With ``--webhook-changes N`` it then starts ``opindex serve --transport http --no-sync``
+with a webhook for the tenant, lets the sandbox send signed webhooks, and measures for N
+changes the time from the change to the changed work package being in the index.
+
+Prints documents/s and request counts (from the sandbox's /_sandbox/stats, split by
+endpoint family) and writes bench-results/sync.json.
 
     python scripts/bench_sync.py --sizes 10000 --webhook-changes 50
     python scripts/bench_sync.py --sizes 10000,100000 --concurrency 8 --markdown
+    python scripts/bench_sync.py --sizes 10000 --wiki-list
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +85,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--incremental-runs", type=int, default=5, help="unchanged incremental runs per size"
     )
     parser.add_argument(
+        "--interval-runs",
+        type=int,
+        default=4,
+        help="unchanged runs spaced --interval-seconds apart on an injected clock",
+    )
+    parser.add_argument(
+        "--interval-seconds", type=int, default=900, help="the daemon's sync interval"
+    )
+    parser.add_argument(
+        "--wiki-list", action="store_true", help="the sandbox serves the wiki list endpoint"
+    )
+    parser.add_argument(
         "--webhook-changes",
         type=int,
         default=0,
@@ -96,10 +117,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 @contextmanager
-def sandbox(corpus_path: Path, latency_ms: float, webhook_url: str | None = None) -> Iterator[str]:
+def sandbox(
+    corpus_path: Path, latency_ms: float, webhook_url: str | None = None, *, wiki_list: bool
+) -> Iterator[str]:
     """Run ``opindex sandbox`` on a free port; yields its base URL."""
     argv = [sys.executable, "-m", "opindex", "sandbox", "--corpus", str(corpus_path)]
     argv += ["--port", "0", "--latency-ms", str(latency_ms)]
+    if wiki_list:
+        argv.append("--wiki-list")
     if webhook_url is not None:
         argv += ["--webhook-url", webhook_url, "--webhook-secret", WEBHOOK_SECRET]
     with announced(argv, "sandbox listening on ") as url:
@@ -160,16 +185,27 @@ def bench_size(
     hook_url = f"http://127.0.0.1:{port}{WEBHOOK_PATH}" if webhooks else None
     result: dict[str, Any] = {"corpus": counts}
     with (
-        sandbox(corpus_path, args.latency_ms, hook_url) as url,
+        sandbox(corpus_path, args.latency_ms, hook_url, wiki_list=args.wiki_list) as url,
         httpx.Client(base_url=url, timeout=60) as control,
     ):
         tenant = TenantConfig(name="bench", base_url=url, api_key=Secret(ADMIN_KEY))
+
+        later = timedelta()
+
+        def clock() -> datetime:
+            return datetime.now(UTC) + later
 
         def run(label: str) -> tuple[float, dict[str, Any], Any]:
             control.post("/_sandbox/stats/reset").raise_for_status()
             started = time.perf_counter()
             report = asyncio.run(
-                sync_tenant(tenant, data_dir, progress=progress, concurrency=args.concurrency)
+                sync_tenant(
+                    tenant,
+                    data_dir,
+                    progress=progress,
+                    concurrency=args.concurrency,
+                    clock=clock,
+                )
             )
             elapsed = time.perf_counter() - started
             stats = control.get("/_sandbox/stats").raise_for_status().json()
@@ -178,6 +214,10 @@ def bench_size(
 
         full_seconds, full_stats, full = run("full sync")
         incremental = [run(f"incremental {i + 1}") for i in range(args.incremental_runs)]
+        spaced = []
+        for _ in range(args.interval_runs):
+            later += timedelta(seconds=args.interval_seconds)
+            spaced.append(run(f"unchanged, {later.total_seconds() / 60:.0f} min later"))
         for wp_id in wp_ids[:: max(1, len(wp_ids) // 20)][:20]:
             record = {"id": wp_id, "subject": f"Changed for the benchmark {wp_id}"}
             mutate(control, "upsert", record)
@@ -208,6 +248,17 @@ def bench_size(
                 "requests_beyond_identity_and_projects": beyond_fixed,
                 "requests_by_family": families(incremental[-1][1]["by_path"]),
             },
+            "incremental_spaced": [
+                {
+                    "minutes_later": round((i + 1) * args.interval_seconds / 60, 1),
+                    "seconds": round(r[0], 3),
+                    "requests": r[1]["requests"],
+                    "requests_beyond_identity_and_projects": r[1]["requests"]
+                    - fixed_requests(r[1]["by_path"]),
+                    "requests_by_family": families(r[1]["by_path"]),
+                }
+                for i, r in enumerate(spaced)
+            ],
             "incremental_changed": {
                 "seconds": round(changed_seconds, 2),
                 "requests": changed_stats["requests"],
@@ -307,6 +358,14 @@ def print_table(results: list[dict[str, Any]], markdown: bool) -> None:
         )
     print("\n".join(rows))
     for result in results:
+        for run in result["incremental_spaced"]:
+            by_family = ", ".join(f"{k} {v}" for k, v in sorted(run["requests_by_family"].items()))
+            print(
+                f"- {result['documents']} documents, unchanged {run['minutes_later']} min later: "
+                f"{run['requests_beyond_identity_and_projects']} beyond identity and projects "
+                f"({by_family}; {run['seconds']} s)"
+            )
+    for result in results:
         hooks = result.get("webhooks")
         if hooks:
             print(
@@ -339,6 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         "command": "python scripts/bench_sync.py " + " ".join(sys.argv[1:]),
         "concurrency": args.concurrency,
         "latency_ms": args.latency_ms,
+        "wiki_list": args.wiki_list,
         "results": results,
     }
     args.out.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
