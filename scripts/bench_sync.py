@@ -68,6 +68,9 @@ FAMILIES = (
     ("meeting lists", re.compile(r"^/api/v3/meetings$")),
     ("meetings", re.compile(r"^/api/v3/meetings/\d+$")),
     ("wiki probes", re.compile(r"^/api/v3/wiki_pages/\d+$")),
+    ("wiki lists", re.compile(r"^/api/v3/(projects/\d+/)?wiki_pages$")),
+    ("news, documents, versions", re.compile(r"^/api/v3/(news|documents|versions)$")),
+    ("identity and projects", re.compile(r"^/api/v3/(users/me|projects)$")),
 )
 
 
