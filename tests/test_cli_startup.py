@@ -1,4 +1,4 @@
-"""Start-up cost of the command line: what ``opindex --help`` and ``opindex search`` import.
+"""Start-up cost: what `opindex --help`, `opindex search` and the MCP server modules import.
 
 Checked in a fresh interpreter through ``sys.modules`` (what was imported), not timed:
 ``scripts/bench_cold_start.py`` measures the seconds.
@@ -77,3 +77,25 @@ def test_declared_help_is_what_each_command_module_registers() -> None:
     subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     registered = {action.dest: action.help for action in subparsers._choices_actions}
     assert registered == cli.COMMAND_HELP
+
+
+SERVER_PROBE = """
+import json, sys
+from opindex.mcp import ServerOptions, build_server, serve_http, serve_stdio
+print("MODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_a_server_without_sync_or_webhooks_does_not_import_the_syncer() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SERVER_PROBE],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    modules = set(json.loads(done.stdout.rpartition("MODULES ")[2]))
+    assert "opindex.mcp.server" in modules and "opindex.mcp.serving" in modules
+    assert not top_level(modules) & {"apscheduler", "pypdfium2"}
+    syncer = {"opindex.daemon", "opindex.webhooks", "opindex.sync.runner", "opindex.extract"}
+    assert not modules & syncer

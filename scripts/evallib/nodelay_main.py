@@ -18,10 +18,15 @@ import sys
 
 from evallib.sockets import with_tcp_protocol
 from opindex.cli import main
-from opindex.mcp import serving
-from opindex.sandbox import server
 
 if __name__ == "__main__":
-    server.bind_socket = with_tcp_protocol(server.bind_socket)  # type: ignore[assignment]
-    serving.bind_socket = with_tcp_protocol(serving.bind_socket)  # type: ignore[assignment]
+    # Only the command's own module: a measured ``serve`` must not carry the sandbox.
+    if sys.argv[1:2] == ["sandbox"]:
+        from opindex.sandbox import server
+
+        server.bind_socket = with_tcp_protocol(server.bind_socket)  # type: ignore[assignment]
+    else:
+        from opindex.mcp import serving
+
+        serving.bind_socket = with_tcp_protocol(serving.bind_socket)  # type: ignore[assignment]
     sys.exit(main(sys.argv[1:]))

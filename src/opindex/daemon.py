@@ -25,10 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import httpx
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from opindex.config import Config, TenantConfig
 from opindex.errors import IndexDamagedError, OpindexError, SyncInProgressError
@@ -41,6 +40,9 @@ from opindex.service import (
     tenant_status,
     verify_live_generation,
 )
+
+if TYPE_CHECKING:
+    from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +124,8 @@ class SyncDaemon:
         self._pool = concurrent.futures.ThreadPoolExecutor(
             max_workers=max(1, len(self._tenants)), thread_name_prefix="opindex-sync"
         )
+        from apscheduler.schedulers.asyncio import AsyncIOScheduler  # a server with sync only
+
         scheduler = AsyncIOScheduler(timezone=UTC)
         now = datetime.now(UTC)
         for tenant in self._tenants:

@@ -9,17 +9,20 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mcp.server.mcpserver import MCPServer
 
 from opindex import __version__
 from opindex.config import Config
-from opindex.daemon import SyncDaemon, SyncListener
 from opindex.mcp.arguments import ArgumentCheck
 from opindex.mcp.callers import stdio_tenant
 from opindex.mcp.tool_calls import AppState, Transport
 from opindex.mcp.tools import build_tools
 from opindex.service import Service
+
+if TYPE_CHECKING:  # imported by the lifespan of a server that syncs (--no-sync: never)
+    from opindex.daemon import SyncDaemon, SyncListener
 
 logger = logging.getLogger(__name__)
 
@@ -80,7 +83,11 @@ def build_server(
             ThreadPoolExecutor(max_workers=SEARCH_THREADS, thread_name_prefix="opindex-search")
         )
         service = service_factory(config)
-        daemon = SyncDaemon(config, synced, on_sync=options.on_sync) if options.sync else None
+        daemon: SyncDaemon | None = None
+        if options.sync:
+            from opindex.daemon import SyncDaemon
+
+            daemon = SyncDaemon(config, synced, on_sync=options.on_sync)
         try:
             if daemon is not None:
                 await daemon.start()

@@ -17,7 +17,7 @@ import logging
 import signal
 import socket
 from collections.abc import Callable, Generator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import uvicorn
 from mcp.server.mcpserver import MCPServer
@@ -26,7 +26,9 @@ from mcp.server.stdio import stdio_server
 from opindex.errors import ConfigError
 from opindex.mcp.jsonrpc_guard import CheckedStdin, JsonRpcGuard
 from opindex.mcp.tool_calls import AppState
-from opindex.webhooks import WebhookReceiver
+
+if TYPE_CHECKING:  # built by the caller only when a tenant has webhooks (it loads the syncer)
+    from opindex.webhooks import WebhookReceiver
 
 logger = logging.getLogger(__name__)
 

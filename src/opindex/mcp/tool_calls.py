@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from mcp.server.mcpserver import Context
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from opindex.config import Config
-from opindex.daemon import SyncDaemon
 from opindex.envelope import GlobalSearchResponse, SearchRequest, SearchResponse
 from opindex.errors import InvalidArgumentError, OpindexError
 from opindex.mcp.callers import Caller, Refusal, http_caller
@@ -20,6 +19,9 @@ from opindex.mcp.rendering import render_global, render_search
 from opindex.mcp.status_report import IndexStatusReport, status_report
 from opindex.mcp.wire import Detail, Wire, global_search_out, search_out
 from opindex.service import FilterNames, Kind, Service
+
+if TYPE_CHECKING:  # the daemon (and the syncer) load only in a server that syncs
+    from opindex.daemon import SyncDaemon
 
 
 def app_state(ctx: Context) -> AppState:

@@ -57,7 +57,8 @@ from opindex.sync.report import SyncReport
 from opindex.sync.run_end import abandon_run, commit_run
 from opindex.sync.space_reserve import SpaceReserve
 from opindex.sync.state_access import open_state, record_failure
-from opindex.sync.sweep import SWEEP_RESOURCE, sweep_due
+from opindex.sync.status import SWEEP_RESOURCE
+from opindex.sync.sweep import sweep_due
 from opindex.sync.sync_session import DEFAULT_CONCURRENCY, SyncSession
 from opindex.sync.wiki import sync_wiki
 from opindex.sync.work_packages import IDS_PER_REQUEST

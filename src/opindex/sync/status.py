@@ -32,7 +32,11 @@ from opindex.state import (
     utc_now,
 )
 from opindex.sync.locations import index_directory
-from opindex.sync.sweep import SWEEP_RESOURCE
+
+SWEEP_RESOURCE = "deletion_sweep"
+"""High-water mark name holding when the last complete work-package listing began (runs
+between two listings read only the recent pages; see :mod:`opindex.sync.manifest`). Kept
+here, not beside the sweep, so that reading a tenant's status does not import the syncer."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,10 +18,6 @@ from opindex.sync.work_packages import KIND, existing_work_package_ids, fetch_wo
 
 logger = logging.getLogger(__name__)
 
-SWEEP_RESOURCE = "deletion_sweep"
-"""High-water mark name holding when the last complete work-package listing began (runs
-between two listings read only the recent pages; see :mod:`opindex.sync.manifest`)."""
-
 
 def sweep_due(last_sweep: datetime | None, interval_seconds: int, now: datetime) -> bool:
     """Whether a run must take the complete listing now (the sweep interval is over)."""
