@@ -85,14 +85,16 @@ class ArrayFile:
                 size = os.fstat(handle.fileno()).st_size
                 if size != check.size:
                     raise _damage(path, f"is {size} bytes, expected {check.size}")
+                # Hashed by reading, not through the mapping: touching every mapped page
+                # would keep the whole file resident in this process, needed or not.
+                if hashlib.file_digest(handle, "sha256").hexdigest() != check.sha256:
+                    raise _damage(path, "does not match its checksum")
                 self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
         except FileNotFoundError as exc:
             raise _damage(path, "is missing") from exc
         except OSError as exc:
             raise IndexUnavailableError(f"index file {check.name} cannot be read: {exc}") from exc
         data = memoryview(self._map) if self._map is not None else memoryview(b"")
-        if hashlib.sha256(data).hexdigest() != check.sha256:
-            raise _damage(path, "does not match its checksum")
         try:
             self.meta, self._entries, self._start = self._header(data, check.name)
         except IndexUnavailableError as exc:
