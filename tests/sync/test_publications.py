@@ -20,7 +20,7 @@ from opindex.index import TenantIndex
 from opindex.search import Kind
 from opindex.service import Service
 from opindex.state import StateStore
-from opindex.sync import index_directory, sync_tenant
+from opindex.sync import index_directory, refresh_work_packages, sync_tenant
 from opindex.sync.attachments import RunBudget
 
 CONTRACT = (
@@ -282,3 +282,21 @@ def test_files_beyond_a_run_budget_wait_for_the_next_runs(tmp_path: Path) -> Non
         found = _search(tenant, "work_package", "attachment 973")
         assert found.results and found.results[0].id == 101
         assert [a.id for a in found.results[0].matched_attachments or []][:1] == [973]
+
+
+def test_a_webhook_refresh_keeps_and_reads_the_attached_files(tmp_path: Path) -> None:
+    """A targeted re-fetch (a webhook's) writes the work package with its files' text."""
+    with synced_tenant(tmp_path, _corpus(), ADMIN_KEY) as tenant:
+        tenant.sandbox.mutate("upsert", "work_packages", {"id": 101, "subject": "Renew it"})
+        tenant_config = tenant.config.tenants[0]
+        report = asyncio.run(refresh_work_packages(tenant_config, tenant.data_dir, [101]))
+        assert report.upserted == 1
+
+        hit = _search(tenant, "work_package", "indemnification clause").results[0]
+        assert hit.id == 101 and hit.title == "Renew it"
+        assert hit.matched_attachments is not None
+        assert [(a.id, a.file_name) for a in hit.matched_attachments] == [(951, "contract.pdf")]
+
+        # The next run trusts what the refresh recorded: the text must not wait for it.
+        sync(tenant.config)
+        assert _search(tenant, "work_package", "indemnification clause").results[0].id == 101

@@ -21,13 +21,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import get_args
 
+from opindex.config import TenantConfig
 from opindex.errors import NotFoundError, OpenProjectError
 from opindex.extract import Extraction, ExtractionLimits, Extractor, Format, Outcome, Reason
 from opindex.index import TenantIndex
 from opindex.openproject import Attachment, ContainerKind, OpenProjectClient
 from opindex.record_builders import attachment_names, attachment_record, with_attachments
 from opindex.records import Record
-from opindex.state import ExtractionRow
+from opindex.state import ExtractionRow, StateStore
 from opindex.sync.changes import PendingChanges
 
 logger = logging.getLogger(__name__)
@@ -182,6 +183,30 @@ class AttachmentReader:
                     file_name=attachment.file_name,
                     content_type=attachment.content_type or download.content_type,
                 )
+
+
+def attachment_reader(
+    tenant: TenantConfig,
+    client: OpenProjectClient,
+    index: TenantIndex,
+    state: StateStore,
+    clock: Callable[[], datetime],
+    changes: PendingChanges,
+    budget: RunBudget | None = None,
+) -> AttachmentReader | None:
+    """The reader of the files of what a run (or a webhook's re-fetch) writes; ``None``
+    when the tenant leaves attached files unread."""
+    if not tenant.read_attachments:
+        return None
+    return AttachmentReader(
+        client,
+        index,
+        state.extractions,
+        clock,
+        changes,
+        budget=budget or RunBudget(),
+        deferred=state.deferred_extractions,
+    )
 
 
 def _skipped(reason: Reason, size: int) -> Extraction:

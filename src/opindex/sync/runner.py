@@ -37,7 +37,7 @@ from opindex.openproject import (
 from opindex.search import KINDS
 from opindex.state import RunKind, StateStore, tenant_directory, tenant_lock, utc_now
 from opindex.sync import work_packages
-from opindex.sync.attachments import AttachmentReader, RunBudget
+from opindex.sync.attachments import RunBudget, attachment_reader
 from opindex.sync.changes import PendingChanges, load_known
 from opindex.sync.checkpoints import (
     CHECKPOINT_RECORDS,
@@ -329,17 +329,9 @@ async def _open_session(
         progress=options.progress,
         concurrency=options.concurrency,
         changes=changes,
-        files=AttachmentReader(
-            client,
-            index,
-            state.extractions,
-            options.clock,
-            changes,
-            budget=options.file_budget,
-            deferred=state.deferred_extractions,
-        )
-        if tenant.read_attachments
-        else None,
+        files=attachment_reader(
+            tenant, client, index, state, options.clock, changes, options.file_budget
+        ),
     )
     changes.capabilities = capabilities_data
     return session

@@ -30,6 +30,7 @@ from opindex.state import (
     tenant_lock,
     utc_now,
 )
+from opindex.sync.attachments import attachment_reader
 from opindex.sync.changes import PendingChanges
 from opindex.sync.locations import index_directory
 from opindex.sync.sync_session import SyncSession
@@ -106,9 +107,14 @@ async def _refresh(
                     full=False,
                     trust_known=True,
                     changes=changes,
+                    files=attachment_reader(tenant, client, index, state, utc_now, changes),
                 )
-                found = await fetch_work_packages(session, wanted)
-                await session.remove(KIND, [wp_id for wp_id in wanted if wp_id not in found])
+                try:
+                    found = await fetch_work_packages(session, wanted)
+                    await session.remove(KIND, [wp_id for wp_id in wanted if wp_id not in found])
+                finally:
+                    if session.files is not None:
+                        await asyncio.to_thread(session.files.close)
             info = await asyncio.to_thread(index.commit)
         except BaseException:
             await asyncio.to_thread(index.rollback)
