@@ -50,7 +50,7 @@ def directory_bytes(root: Path) -> int:
     return sum(path.stat().st_size for path in root.rglob("*") if path.is_file())
 
 
-def _bulk_tenant(corpus: Path, cache_root: Path, tenant: str) -> TenantData:
+def _bulk_tenant(corpus: Path, cache_root: Path, tenant: str, *, any_code: bool) -> TenantData:
     config = TenantConfig(name=tenant, base_url="http://sandbox.invalid", api_key=Secret(ADMIN_KEY))
 
     def build(directory: Path) -> dict[str, Any]:
@@ -63,17 +63,23 @@ def _bulk_tenant(corpus: Path, cache_root: Path, tenant: str) -> TenantData:
             "generation": report.generation,
         }
 
-    return cached_tenant(corpus, cache_root, tenant, build, variant="bulk")
+    return cached_tenant(corpus, cache_root, tenant, build, variant="bulk", any_code=any_code)
 
 
 def build_tenant(
-    corpus: Path, cache_root: Path, method: BuildMethod = "bulk", tenant: str = "bench"
+    corpus: Path,
+    cache_root: Path,
+    method: BuildMethod = "bulk",
+    tenant: str = "bench",
+    *,
+    any_code: bool = False,
 ) -> TenantBuild:
-    """The cached tenant of *corpus* built by *method* (built now if missing)."""
+    """The cached tenant of *corpus* built by *method* (built now if missing); with
+    *any_code*, one cached by other code is reused (see ``cached_tenant``)."""
     if method == "sync":
-        data = ensure_tenant(corpus, cache_root, tenant)
+        data = ensure_tenant(corpus, cache_root, tenant, any_code=any_code)
     elif method == "bulk":
-        data = _bulk_tenant(corpus, cache_root, tenant)
+        data = _bulk_tenant(corpus, cache_root, tenant, any_code=any_code)
     else:
         raise ValueError(f"unknown build method {method!r}; choose one of {BUILD_METHODS}")
     return TenantBuild(
