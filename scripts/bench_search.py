@@ -170,7 +170,8 @@ def run_size(documents: int, args: argparse.Namespace) -> dict[str, Any]:
     root = RESULTS / "corpora"
     corpus = ensure_corpus(work_packages, args.seed, root, args.vocabulary)
     query_root = root
-    if args.query_sample and documents > args.query_sample:
+    sampled_queries = bool(args.query_sample and documents > args.query_sample)
+    if sampled_queries:
         items = corpus_items(sample_corpus(corpus, args.query_sample))
         query_root = root / f"sample-{args.query_sample}"
     else:
@@ -191,6 +192,7 @@ def run_size(documents: int, args: argparse.Namespace) -> dict[str, Any]:
         "distinct_tokens": distinct_tokens(tenant),
         "load_average": [load_before, os.getloadavg()[0]],
         "queries_from_documents": sampled,
+        "queries_sampled": sampled_queries,
         "build": build.to_json(),
         "queries": len(queries),
         "index_wall": _summary(wall),
@@ -271,7 +273,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print("\n".join(_growth_table(results, args.vocabulary)))
     for size, r in results.items():
-        if r["queries_from_documents"] < r["documents"]:
+        if r["queries_sampled"]:  # else every record but the projects (not queried)
             print(
                 f"\nThe {_label(size)} queries were generated from the first "
                 f"{r['queries_from_documents']:,} records of the corpus (in the kinds' "
