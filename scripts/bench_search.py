@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from evallib.bulk_tenant import COMMIT_RECORDS
 from evallib.corpora import ensure_corpus, ensure_queries, generation_seconds, mixed_sample
 from evallib.corpus_stream import sample_corpus
 from evallib.corpus_view import corpus_items, load_corpus
@@ -81,6 +82,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7, help="corpus seed")
     parser.add_argument("--query-seed", type=int, default=1)
     parser.add_argument("--profile", type=int, default=10, help="slowest queries to profile")
+    parser.add_argument(
+        "--commit-records",
+        type=int,
+        default=COMMIT_RECORDS,
+        metavar="N",
+        help=f"a bulk build commits every N records (default {COMMIT_RECORDS:,}); each commit "
+        "is an analysis segment, so a smaller N gives a tenant of more segments",
+    )
     parser.add_argument(
         "--reuse-tenants",
         action="store_true",
@@ -180,7 +189,13 @@ def run_size(documents: int, args: argparse.Namespace) -> dict[str, Any]:
     _, generated = ensure_queries(corpus, items, args.query_seed, args.per_category, query_root)
     del items  # the largest corpora need the memory for the build
     queries = mixed_sample(generated, args.queries)
-    build = build_tenant(corpus, RESULTS / "tenants", args.build, any_code=args.reuse_tenants)
+    build = build_tenant(
+        corpus,
+        RESULTS / "tenants",
+        args.build,
+        any_code=args.reuse_tenants,
+        commit_every=args.commit_records,
+    )
     tenant = build.tenant
     load_before = os.getloadavg()[0]
     wall, cpu = asyncio.run(_index_timings(tenant, queries))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from evallib.bulk_tenant import bulk_build
+from evallib.bulk_tenant import COMMIT_RECORDS, bulk_build
 from evallib.tenant_data import TenantData, cached_tenant, ensure_tenant
 from opindex.config import Secret, TenantConfig
 from opindex.sandbox.corpus_gen import ADMIN_KEY
@@ -52,12 +52,14 @@ def directory_bytes(root: Path) -> int:
     return sum(path.stat().st_size for path in root.rglob("*") if path.is_file())
 
 
-def _bulk_tenant(corpus: Path, cache_root: Path, tenant: str, *, any_code: bool) -> TenantData:
+def _bulk_tenant(
+    corpus: Path, cache_root: Path, tenant: str, *, any_code: bool, commit_every: int
+) -> TenantData:
     config = TenantConfig(name=tenant, base_url="http://sandbox.invalid", api_key=Secret(ADMIN_KEY))
 
     def build(directory: Path) -> dict[str, Any]:
         started, cpu = time.perf_counter(), time.process_time()
-        report = bulk_build(corpus, directory, config)
+        report = bulk_build(corpus, directory, config, commit_every=commit_every)
         return {
             "seconds": time.perf_counter() - started,
             "cpu_seconds": time.process_time() - cpu,
@@ -66,7 +68,8 @@ def _bulk_tenant(corpus: Path, cache_root: Path, tenant: str, *, any_code: bool)
             "generation": report.generation,
         }
 
-    return cached_tenant(corpus, cache_root, tenant, build, variant="bulk", any_code=any_code)
+    variant = "bulk" if commit_every == COMMIT_RECORDS else f"bulk-c{commit_every}"
+    return cached_tenant(corpus, cache_root, tenant, build, variant=variant, any_code=any_code)
 
 
 def build_tenant(
@@ -76,13 +79,17 @@ def build_tenant(
     tenant: str = "bench",
     *,
     any_code: bool = False,
+    commit_every: int = COMMIT_RECORDS,
 ) -> TenantBuild:
     """The cached tenant of *corpus* built by *method* (built now if missing); with
-    *any_code*, one cached by other code is reused (see ``cached_tenant``)."""
+    *any_code*, one cached by other code is reused (see ``cached_tenant``). A bulk build
+    commits every *commit_every* records (another value is cached as another variant)."""
     if method == "sync":
         data = ensure_tenant(corpus, cache_root, tenant, any_code=any_code)
     elif method == "bulk":
-        data = _bulk_tenant(corpus, cache_root, tenant, any_code=any_code)
+        data = _bulk_tenant(
+            corpus, cache_root, tenant, any_code=any_code, commit_every=commit_every
+        )
     else:
         raise ValueError(f"unknown build method {method!r}; choose one of {BUILD_METHODS}")
     return TenantBuild(
