@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import sys
@@ -32,7 +33,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample
+from evallib.bulk_tenant import COMMIT_RECORDS
+from evallib.corpora import ensure_corpus, ensure_queries, generation_seconds, mixed_sample
 from evallib.corpus_stream import sample_corpus
 from evallib.corpus_view import corpus_items, load_corpus
 from evallib.plots import plot_growth
@@ -80,6 +82,20 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7, help="corpus seed")
     parser.add_argument("--query-seed", type=int, default=1)
     parser.add_argument("--profile", type=int, default=10, help="slowest queries to profile")
+    parser.add_argument(
+        "--commit-records",
+        type=int,
+        default=COMMIT_RECORDS,
+        metavar="N",
+        help=f"a bulk build commits every N records (default {COMMIT_RECORDS:,}); each commit "
+        "is an analysis segment, so a smaller N gives a tenant of more segments",
+    )
+    parser.add_argument(
+        "--reuse-tenants",
+        action="store_true",
+        help="reuse a cached tenant of the same corpus built by other code (when the code "
+        "that decides what is indexed changed, e.g. search code, but the index layout did not)",
+    )
     return parser.parse_args(argv)
 
 
@@ -142,6 +158,15 @@ async def _live_timings(
             await paths.aclose()
 
 
+def distinct_tokens(tenant: TenantData) -> int | None:
+    """Distinct tokens of the tenant's analysis vocabulary (its published generation)."""
+    manifests = sorted((tenant.data_dir / tenant.tenant).rglob("analysis/manifest.json"))
+    if len(manifests) != 1:
+        return None
+    manifest = json.loads(manifests[0].read_text(encoding="utf-8"))
+    return sum(int(entry.get("count", 0)) for entry in manifest.get("vocabulary", []))
+
+
 def _label(documents: int) -> str:
     if documents >= 1_000_000:
         return f"{documents / 1_000_000:g}M"
@@ -154,7 +179,8 @@ def run_size(documents: int, args: argparse.Namespace) -> dict[str, Any]:
     root = RESULTS / "corpora"
     corpus = ensure_corpus(work_packages, args.seed, root, args.vocabulary)
     query_root = root
-    if args.query_sample and documents > args.query_sample:
+    sampled_queries = bool(args.query_sample and documents > args.query_sample)
+    if sampled_queries:
         items = corpus_items(sample_corpus(corpus, args.query_sample))
         query_root = root / f"sample-{args.query_sample}"
     else:
@@ -163,13 +189,25 @@ def run_size(documents: int, args: argparse.Namespace) -> dict[str, Any]:
     _, generated = ensure_queries(corpus, items, args.query_seed, args.per_category, query_root)
     del items  # the largest corpora need the memory for the build
     queries = mixed_sample(generated, args.queries)
-    build = build_tenant(corpus, RESULTS / "tenants", args.build)
+    build = build_tenant(
+        corpus,
+        RESULTS / "tenants",
+        args.build,
+        any_code=args.reuse_tenants,
+        commit_every=args.commit_records,
+    )
     tenant = build.tenant
+    load_before = os.getloadavg()[0]
     wall, cpu = asyncio.run(_index_timings(tenant, queries))
     figures: dict[str, Any] = {
         "documents": sum(tenant.sync["documents"].values()),
         "corpus": corpus.name,
+        "corpus_generation_s": generation_seconds(corpus),
+        "tenant_dir": str(tenant.data_dir),
+        "distinct_tokens": distinct_tokens(tenant),
+        "load_average": [load_before, os.getloadavg()[0]],
         "queries_from_documents": sampled,
+        "queries_sampled": sampled_queries,
         "build": build.to_json(),
         "queries": len(queries),
         "index_wall": _summary(wall),
@@ -193,9 +231,10 @@ def _mb(size: float) -> str:
 def _growth_table(results: dict[int, dict[str, Any]], vocabulary: str) -> list[str]:
     """Markdown: per size, the build and the index path's percentiles against the goals."""
     lines = [
-        f"| size | documents | corpus ({vocabulary}) | build | build time | index on disk "
-        "| queries | p50 | p95 | p99 | max | p95 goal | p99 <= 2 x p95 |",
-        "|:--|--:|--:|:--|--:|--:|--:|--:|--:|--:|--:|:--|:--|",
+        f"| size | documents | corpus ({vocabulary}) | distinct tokens | build | build time "
+        "| index on disk | disk / corpus | queries | p50 | p95 | p99 | max | p95 goal "
+        "| p99 <= 2 x p95 | load |",
+        "|:--|--:|--:|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|:--|:--|--:|",
     ]
     for size, r in results.items():
         wall, build = r["index_wall"], r["build"]
@@ -204,18 +243,21 @@ def _growth_table(results: dict[int, dict[str, Any]], vocabulary: str) -> list[s
         if goal is not None:
             verdict = f"{goal:g} ms: **{'met' if wall['p95_ms'] <= goal else 'missed'}**"
         tail = "met" if wall["p99_ms"] <= P99_OVER_P95 * wall["p95_ms"] else "**missed**"
+        tokens = f"{r['distinct_tokens']:,}" if r.get("distinct_tokens") is not None else "-"
+        load = "–".join(f"{value:.1f}" for value in r["load_average"])
         lines.append(
-            f"| {_label(size)} | {r['documents']:,} | {_mb(build['corpus_bytes'])} "
+            f"| {_label(size)} | {r['documents']:,} | {_mb(build['corpus_bytes'])} | {tokens} "
             f"| {build['method']} | {build['build_s']:,.0f} s | {_mb(build['disk_bytes'])} "
+            f"| {build['disk_bytes'] / build['corpus_bytes']:.2f} "
             f"| {r['queries']} | {wall['p50_ms']:.1f} ms | {wall['p95_ms']:.1f} ms "
-            f"| {wall['p99_ms']:.1f} ms | {wall['max_ms']:.0f} ms | {verdict} | {tail} |"
+            f"| {wall['p99_ms']:.1f} ms | {wall['max_ms']:.0f} ms | {verdict} | {tail} | {load} |"
         )
     return lines
 
 
 def _table(results: dict[int, dict[str, Any]], latency_ms: float) -> list[str]:
     lines = [
-        "size  docs     queries  index p50/p95 ms (wall)  index p50/p95 ms (cpu)  "
+        "size  docs     queries  index p50/p95/p99 ms (wall)  index p50/p95/p99 ms (cpu)  "
         f"live p50/p95 ms (+{latency_ms:g} ms/request)  live/index  API calls per live search",
     ]
     for size, r in results.items():
@@ -226,8 +268,8 @@ def _table(results: dict[int, dict[str, Any]], latency_ms: float) -> list[str]:
         calls = f"{r['live_requests_mean']:6.1f}" if "live_requests_mean" in r else "     -"
         lines.append(
             f"{_label(size):>4}  {r['documents']:>7}  {r['queries']:>7}  "
-            f"{wall['p50_ms']:10.1f} / {wall['p95_ms']:6.1f}      "
-            f"{cpu['p50_ms']:9.1f} / {cpu['p95_ms']:6.1f}     {live_text}"
+            f"{wall['p50_ms']:10.1f} / {wall['p95_ms']:6.1f} / {wall['p99_ms']:6.1f}  "
+            f"{cpu['p50_ms']:9.1f} / {cpu['p95_ms']:6.1f} / {cpu['p99_ms']:6.1f}  {live_text}"
             f"                     {ratio}  {calls}"
         )
     return lines
@@ -246,13 +288,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print("\n".join(_growth_table(results, args.vocabulary)))
     for size, r in results.items():
-        if r["queries_from_documents"] < r["documents"]:
+        if r["queries_sampled"]:  # else every record but the projects (not queried)
             print(
                 f"\nThe {_label(size)} queries were generated from the first "
                 f"{r['queries_from_documents']:,} records of the corpus (in the kinds' "
                 "proportions; --query-sample): the same kinds of query, each naming a record "
                 "of the full tenant."
             )
+    print("\nCorpora and cached tenants (corpus generation time when it was generated):\n")
+    for size, r in results.items():
+        generated = r["corpus_generation_s"]
+        took = (
+            f"generated in {generated:,.0f} s"
+            if generated is not None
+            else "generation time unknown"
+        )
+        print(f"- {_label(size)}: {r['corpus']} ({took}); tenant {r['tenant_dir']}")
     if len(results) >= 2 and args.plot:
         plot_growth(
             [results[size] for size in sorted(results)],

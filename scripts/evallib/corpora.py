@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -24,16 +25,36 @@ def size_label(work_packages: int) -> str:
     return str(work_packages)
 
 
+def generation_file(corpus: Path) -> Path:
+    """Where :func:`ensure_corpus` records how long generating *corpus* took."""
+    return corpus.with_name(f"{corpus.stem}.generated.json")
+
+
+def generation_seconds(corpus: Path) -> float | None:
+    """Seconds the generation of *corpus* took, if :func:`ensure_corpus` generated it."""
+    try:
+        info = json.loads(generation_file(corpus).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    seconds = info.get("seconds") if isinstance(info, dict) else None
+    return float(seconds) if isinstance(seconds, int | float) else None
+
+
 def ensure_corpus(work_packages: int, seed: int, root: Path, vocabulary: str = "templates") -> Path:
     """``<root>/corpus-<size>-s<seed>.json`` (``corpus-zipf-…`` with the Zipf vocabulary),
-    generated unless it exists (deterministic)."""
+    generated unless it exists (deterministic); the generation time is kept beside it
+    (:func:`generation_seconds`)."""
     prefix = "corpus" if vocabulary == "templates" else f"corpus-{vocabulary}"
     path = root / f"{prefix}-{size_label(work_packages)}-s{seed}.json"
     if not path.is_file():
         root.mkdir(parents=True, exist_ok=True)
         partial = path.with_suffix(".partial")
-        write_generated(CorpusSize.proportional(work_packages), seed, vocabulary, partial)
+        started = time.perf_counter()
+        written = write_generated(CorpusSize.proportional(work_packages), seed, vocabulary, partial)
+        seconds = time.perf_counter() - started
         partial.rename(path)
+        info = {"seconds": seconds, "bytes": written, "vocabulary": vocabulary, "seed": seed}
+        generation_file(path).write_text(json.dumps(info) + "\n", encoding="utf-8")
     return path
 
 

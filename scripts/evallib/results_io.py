@@ -13,7 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-RESULTS = Path(__file__).resolve().parents[2] / "bench-results"
+RESULTS = Path(
+    os.environ.get("OPINDEX_BENCH_RESULTS") or Path(__file__).resolve().parents[2] / "bench-results"
+)
+"""Where benchmarks write results and cache corpora and tenants: ``bench-results/`` of
+this checkout, or ``$OPINDEX_BENCH_RESULTS`` (another checkout's, to reuse its tenants)."""
 
 
 def git_revision() -> str:

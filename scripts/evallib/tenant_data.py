@@ -95,18 +95,34 @@ def cached_tenant(
     build: Callable[[Path], dict[str, Any]],
     *,
     variant: str = "",
+    any_code: bool = False,
 ) -> TenantData:
     """The cached data directory of *tenant* built from *corpus* by *variant*, or built now
     by ``build(directory)`` (which returns its figures); keyed by the corpus and the code,
-    and older builds of the same corpus and variant are removed."""
+    and older builds of the same corpus and variant are removed.
+
+    With *any_code*, a build of the same corpus and variant made by other code is reused
+    when none matches this code (the newest such build): for re-measuring search code
+    changes on a large tenant without building it again. Only sound while the index
+    layout is unchanged; a reader of another layout fails on it."""
     suffix = f"-{variant}" if variant else ""
-    key = f"{corpus.stem}-{file_hash(corpus)[:12]}-{code_hash()[:12]}{suffix}"
+    corpus_key = f"{corpus.stem}-{file_hash(corpus)[:12]}"
+    key = f"{corpus_key}-{code_hash()[:12]}{suffix}"
     target = cache_root / key
-    ready = target / READY
-    if ready.is_file():
-        info = json.loads(ready.read_text(encoding="utf-8"))
-        if info.get("tenant") == tenant:
-            return TenantData(target, tenant, info["sync"])
+    candidates = [target]
+    if any_code:
+        others = cache_root.glob(f"{corpus_key}-{'?' * 12}{suffix}")
+        candidates += sorted(
+            (d for d in others if d != target and (d / READY).is_file()),
+            key=lambda d: (d / READY).stat().st_mtime,
+            reverse=True,
+        )
+    for found in candidates:
+        ready = found / READY
+        if ready.is_file():
+            info = json.loads(ready.read_text(encoding="utf-8"))
+            if info.get("tenant") == tenant:
+                return TenantData(found, tenant, info["sync"])
     building = cache_root / f"{key}.building"
     shutil.rmtree(building, ignore_errors=True)
     shutil.rmtree(target, ignore_errors=True)
@@ -121,10 +137,16 @@ def cached_tenant(
     return TenantData(target, tenant, figures)
 
 
-def ensure_tenant(corpus: Path, cache_root: Path, tenant: str = "bench") -> TenantData:
+def ensure_tenant(
+    corpus: Path, cache_root: Path, tenant: str = "bench", *, any_code: bool = False
+) -> TenantData:
     """A data directory holding *tenant* synced from *corpus* (cached, see module doc)."""
     return cached_tenant(
-        corpus, cache_root, tenant, lambda d: asyncio.run(sync_in_process(corpus, d, tenant))
+        corpus,
+        cache_root,
+        tenant,
+        lambda d: asyncio.run(sync_in_process(corpus, d, tenant)),
+        any_code=any_code,
     )
 
 
