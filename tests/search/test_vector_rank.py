@@ -13,7 +13,13 @@ from opindex.search.query import parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
-from opindex.search.vector_rank import build_table, round_scores, score_table, top_records
+from opindex.search.vector_rank import (
+    build_table,
+    phrase_owners,
+    round_scores,
+    score_table,
+    top_records,
+)
 
 WORDS = [
     "login",
@@ -117,3 +123,13 @@ def test_top_records_orders_by_score_then_id_and_cuts_ties_by_id() -> None:
     assert ids[top_records(ids, scores, 3)].tolist() == [3, 1, 7]
     assert ids[top_records(ids, scores, 10)].tolist() == [3, 1, 7, 9, 5]
     assert top_records(ids, scores, 0).tolist() == []
+
+
+def test_phrase_owners_are_runs_inside_one_value() -> None:
+    tokens = np.array([1, 2, 3, 1, 2, 1, 2, 3, 9, 1], dtype=np.int32)
+    owners = np.array([0, 0, 0, 4, 4, 5, 5, 5, 5, 7], dtype=np.int64)
+    # value 4 ends with 1 2 and value 5 starts with 1 2 3: only whole runs inside a value
+    assert phrase_owners(tokens, owners, np.array([1, 2, 3], dtype=np.int32)).tolist() == [0, 5]
+    assert phrase_owners(tokens, owners, np.array([2, 1], dtype=np.int32)).tolist() == []
+    assert phrase_owners(tokens, owners, np.array([1], dtype=np.int32)).tolist() == [0, 4, 5, 7]
+    assert phrase_owners(tokens[:1], owners[:1], np.array([1, 2], dtype=np.int32)).tolist() == []

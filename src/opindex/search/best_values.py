@@ -18,7 +18,13 @@ import numpy as np
 import numpy.typing as npt
 
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS
-from opindex.search.vector_rank import IntArray, TermMatches, ValueTable, expand_ranges
+from opindex.search.vector_rank import (
+    IntArray,
+    TermMatches,
+    ValueTable,
+    expand_ranges,
+    phrase_owners,
+)
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -44,22 +50,6 @@ def _token_scores(term: TermMatches, tokens: npt.NDArray[np.int32]) -> FloatArra
     hit = term.ids[at] == tokens
     scores[hit] = term.scores[at[hit]]
     return scores
-
-
-def _phrase_owners(
-    tokens: npt.NDArray[np.int32], owners: IntArray, phrase: npt.NDArray[np.int32]
-) -> IntArray:
-    """The owners (distinct, ascending) of the runs of *tokens* that are *phrase* with
-    every token of the run owned by the same value."""
-    width = len(phrase)
-    if width == 0 or len(tokens) < width:
-        return np.zeros(0, dtype=np.int64)
-    starts = np.ones(len(tokens) - width + 1, dtype=bool)
-    for offset in range(width):
-        stop = len(tokens) - width + 1 + offset
-        starts &= tokens[offset:stop] == phrase[offset]
-        starts &= owners[offset:stop] == owners[: len(starts)]
-    return np.unique(owners[: len(starts)][starts])
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +88,7 @@ def _value_scores(
     covered = np.count_nonzero(bests, axis=1)
     scores: FloatArray = (total / count) * (covered / count) * BASE_SCALE
     if phrase is not None and len(phrase):
-        rows = _phrase_owners(tokens, owners, phrase)
+        rows = phrase_owners(tokens, owners, phrase)
         rows = rows[covered[rows] > 0]  # score_table adds the bonus to matched values only
         scores[rows] = np.minimum(1.0, scores[rows] + PHRASE_BONUS)
     return _Values(scores, tokens, np.r_[0, np.cumsum(lengths)].astype(np.int64), targets)

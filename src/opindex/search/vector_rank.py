@@ -144,26 +144,46 @@ def _term_bests(table: ValueTable, terms: Sequence[TermMatches]) -> tuple[IntArr
 
 def _phrase_values(table: ValueTable, phrase: npt.NDArray[np.int32]) -> IntArray:
     """Values holding the token ids of *phrase* consecutively (ascending)."""
-    holding: IntArray | None = None
+    lists: list[npt.NDArray[np.int32]] = []
     for token in np.unique(phrase).tolist():
         at = int(np.searchsorted(table.posting_tokens, token))
         if at == len(table.posting_tokens) or int(table.posting_tokens[at]) != token:
             return np.zeros(0, dtype=np.int64)
-        values = table.posting_values[table.posting_start[at] : table.posting_start[at + 1]]
-        values64 = values.astype(np.int64)
-        holding = values64 if holding is None else np.intersect1d(holding, values64, True)
-    if holding is None or len(phrase) == 1:
-        return holding if holding is not None else np.zeros(0, dtype=np.int64)
-    found: list[int] = []
+        lists.append(table.posting_values[table.posting_start[at] : table.posting_start[at + 1]])
+    if not lists:
+        return np.zeros(0, dtype=np.int64)
+    lists.sort(key=len)
+    found_values = lists[0]
+    for other in lists[1:]:  # both ascending: look the few up in the many (no sort)
+        if not len(found_values):
+            break
+        where = np.minimum(np.searchsorted(other, found_values), len(other) - 1)
+        found_values = found_values[other[where] == found_values]
+    holding = found_values.astype(np.int64)
+    if len(phrase) == 1:
+        return holding
+    starts = table.value_start[holding].astype(np.int64)
+    lengths = table.value_start[holding + 1].astype(np.int64) - starts
+    tokens = table.tokens[expand_ranges(starts, lengths)]
+    owners = np.repeat(holding, lengths)
+    return phrase_owners(tokens, owners, phrase)
+
+
+def phrase_owners(
+    tokens: npt.NDArray[np.int32], owners: IntArray, phrase: npt.NDArray[np.int32]
+) -> IntArray:
+    """The owners (distinct, ascending) of the runs of *tokens* equal to *phrase* whose
+    tokens all have the same owner (*owners*: ascending, one per token)."""
     width = len(phrase)
-    for value in holding.tolist():
-        sequence = table.tokens[table.value_start[value] : table.value_start[value + 1]]
-        starts = np.flatnonzero(sequence[: len(sequence) - width + 1] == phrase[0])
-        for offset in range(1, width):
-            starts = starts[sequence[starts + offset] == phrase[offset]]
-        if len(starts):
-            found.append(value)
-    return np.array(found, dtype=np.int64)
+    if width == 0 or len(tokens) < width:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(tokens[: len(tokens) - width + 1] == phrase[0])
+    for offset in range(1, width):  # narrowed one token at a time, as few as match
+        keep = (tokens[starts + offset] == phrase[offset]) & (
+            owners[starts + offset] == owners[starts]
+        )
+        starts = starts[keep]
+    return np.unique(owners[starts]).astype(np.int64)
 
 
 def _cross_field(
