@@ -81,8 +81,10 @@ def round_scores(values: FloatArray) -> FloatArray:
     scaled = clamped * 100.0
     rounded: FloatArray = np.rint(scaled) / 100.0
     near_half = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
-    for i in near_half.tolist():
-        rounded[i] = round(float(clamped[i]), 2)
+    if len(near_half):  # few distinct values (0.425 = 0.85 / 2 is common): round each once
+        distinct, inverse = np.unique(clamped[near_half], return_inverse=True)
+        by_python = np.array([round(value, 2) for value in distinct.tolist()], dtype=np.float64)
+        rounded[near_half] = by_python[inverse]
     return rounded
 
 
@@ -210,6 +212,26 @@ def _cross_field(
     return raw, raw * lightest / max_weight
 
 
+def score_bound(terms: Sequence[TermMatches], phrase: npt.NDArray[np.int32] | None) -> float:
+    """A score no value, field or record can exceed for these term matches: every term
+    at its best token's score, the terms without a match uncovered, plus the phrase bonus
+    when the phrase is in the vocabulary. Computed with the value score's operations in
+    their order; each is monotone, so no computed score of ``score_table`` exceeds it (a
+    cross-field score is this times SPREAD_SCALE < 1 at most)."""
+    count = len(terms)
+    if not count:
+        return 0.0
+    maxima = [float(term.scores.max()) if len(term.scores) else 0.0 for term in terms]
+    total = maxima[0]
+    for best in maxima[1:]:
+        total = total + best  # left to right, as the value scores
+    covered = count - maxima.count(0.0)
+    bound = (total / count) * (covered / count) * BASE_SCALE
+    if phrase is not None and len(phrase):
+        bound = min(1.0, bound + PHRASE_BONUS)
+    return bound
+
+
 def score_table(
     table: ValueTable,
     terms: Sequence[TermMatches],
@@ -222,8 +244,12 @@ def score_table(
 
     *phrase*: the token ids of the query's tokens (None when one of them is in no
     record). *weights*: per field position. *allowed*: per record, whether it may be
-    returned at all (alive, of the kind, inside the filters).
+    returned at all (alive, of the kind, inside the filters). When even
+    ``score_bound`` rounds below *min_score* (a query word matching no token), no record
+    can pass and nothing is gathered.
     """
+    if round_scores(np.array([score_bound(terms, phrase)]))[0] < min_score:
+        return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
     values, bests = _term_bests(table, terms)
     if not len(values):
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
