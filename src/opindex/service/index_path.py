@@ -11,15 +11,12 @@ past MAX_CANDIDATES the answer says so in a note.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 from opindex.index import IndexBackend, IndexFilters
 from opindex.records import Record
 from opindex.search import DEFAULT_MIN_SCORE, Kind, Query, rank_documents_counted
 from opindex.service.result_builder import ScoredHit
-
-logger = logging.getLogger(__name__)
 
 FIRST_WINDOW = 200
 """Candidates of the first full window (at least 4x the requested limit); a window a
