@@ -13,7 +13,15 @@ from opindex.search.query import parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
-from opindex.search.vector_rank import build_table, round_scores, score_table, top_records
+from opindex.search.vector_rank import (
+    TermMatches,
+    build_table,
+    phrase_owners,
+    round_scores,
+    score_bound,
+    score_table,
+    top_records,
+)
 
 WORDS = [
     "login",
@@ -85,6 +93,8 @@ def test_equal_to_rank_records_on_random_records_and_queries(kind: str) -> None:
     ids = np.array([d.id for d in documents], dtype=np.int64)
     queries = ["login page", "the login page", "(login|logout) page", "log* pag*", "chekout"]
     queries += [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) for _ in range(150)]
+    # words matching no token: records may still pass (login page qqzx) or none can
+    queries += ["qqzx login page", "qqzx vvyw login", "qqzx vvyw", "login page server qqzx"]
     for text in queries:
         query = parse_query(text)
         if query.containment or not query.terms:
@@ -117,3 +127,25 @@ def test_top_records_orders_by_score_then_id_and_cuts_ties_by_id() -> None:
     assert ids[top_records(ids, scores, 3)].tolist() == [3, 1, 7]
     assert ids[top_records(ids, scores, 10)].tolist() == [3, 1, 7, 9, 5]
     assert top_records(ids, scores, 0).tolist() == []
+
+
+def test_phrase_owners_are_runs_inside_one_value() -> None:
+    tokens = np.array([1, 2, 3, 1, 2, 1, 2, 3, 9, 1], dtype=np.int32)
+    owners = np.array([0, 0, 0, 4, 4, 5, 5, 5, 5, 7], dtype=np.int64)
+    # value 4 ends with 1 2 and value 5 starts with 1 2 3: only whole runs inside a value
+    assert phrase_owners(tokens, owners, np.array([1, 2, 3], dtype=np.int32)).tolist() == [0, 5]
+    assert phrase_owners(tokens, owners, np.array([2, 1], dtype=np.int32)).tolist() == []
+    assert phrase_owners(tokens, owners, np.array([1], dtype=np.int32)).tolist() == [0, 4, 5, 7]
+    assert phrase_owners(tokens[:1], owners[:1], np.array([1, 2], dtype=np.int32)).tolist() == []
+
+
+def test_score_bound_takes_each_terms_best_and_leaves_unmatched_terms_uncovered() -> None:
+    def matches(*scores: float) -> TermMatches:
+        return TermMatches(np.arange(len(scores), dtype=np.int64), np.array(scores))
+
+    terms = [matches(0.9, 1.0), matches(), matches(0.75)]
+    assert score_bound(terms, None) == ((1.0 + 0.0 + 0.75) / 3) * (2 / 3) * 0.85
+    assert score_bound(terms, np.array([1, 2], dtype=np.int32)) == min(
+        1.0, ((1.0 + 0.0 + 0.75) / 3) * (2 / 3) * 0.85 + 0.15
+    )
+    assert score_bound([matches(), matches()], None) == 0.0

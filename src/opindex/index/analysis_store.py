@@ -38,11 +38,14 @@ from opindex.search import (
     INDEX_ARRAYS,
     KINDS,
     Alternative,
+    FieldBest,
     Kind,
     Query,
     Term,
+    TermMatches,
     TokenIndex,
     ValueTable,
+    field_bests,
     gather,
     lookup_all,
     score_table,
@@ -179,6 +182,13 @@ class AnalysisView:
     vocabulary: tuple[TokenIndex, ...]
     kinds: dict[str, tuple[tuple[KindSegment, npt.NDArray[np.bool_]], ...]]
 
+    def token_text(self, token: int) -> str:
+        """The text of vocabulary token id *token* (KeyError for an unknown id)."""
+        for index in self.vocabulary:
+            if index.base <= token < index.base + index.size:
+                return index.token(token - index.base)
+        raise KeyError(token)
+
     def frequency(self, kind: Kind, alternative: Alternative) -> int:
         """How many live records of *kind* hold a token *alternative* matches."""
         return _holding(self, kind, alternative)
@@ -193,6 +203,38 @@ class AnalysisView:
     ) -> tuple[list[tuple[int, float]], int]:
         """The best *limit* (id, score) of *kind* for a fuzzy *query* with terms, and how
         many records pass the scorer's gate in all."""
+        ranking = self._ranking(query, kind, filters, min_score)
+        best = top_records(ranking.ids, ranking.scores, limit).tolist()
+        return [(int(ranking.ids[i]), float(ranking.scores[i])) for i in best], len(ranking.ids)
+
+    def described(
+        self,
+        query: Query,
+        kind: Kind,
+        filters: IndexFilters,
+        limit: int,
+        min_score: float = DEFAULT_MIN_SCORE,
+    ) -> tuple[list[tuple[int, float, list[FieldBest]]], int]:
+        """``search``, with each returned record's fields' best values (``field_bests``)."""
+        ranking = self._ranking(query, kind, filters, min_score)
+        best = top_records(ranking.ids, ranking.scores, limit)
+        segments = ranking.segment[best]
+        docs = ranking.docs[best]
+        found: dict[int, list[FieldBest]] = {}
+        for position in np.unique(segments).tolist():
+            table = self.kinds[kind][position][0].table
+            chosen = np.flatnonzero(segments == position)
+            details = field_bests(table, ranking.terms, ranking.phrase, docs[chosen].tolist())
+            found.update(zip(chosen.tolist(), details, strict=True))
+        ids, scores = ranking.ids, ranking.scores
+        entries = [
+            (int(ids[i]), float(scores[i]), found[rank]) for rank, i in enumerate(best.tolist())
+        ]
+        return entries, len(ids)
+
+    def _ranking(
+        self, query: Query, kind: Kind, filters: IndexFilters, min_score: float
+    ) -> _Ranking:
         terms = term_matches(query.terms, self.vocabulary)
         phrase_tokens = token_texts(query.text)
         phrase_ids = lookup_all(phrase_tokens, self.vocabulary) if phrase_tokens else None
@@ -200,17 +242,39 @@ class AnalysisView:
         weights = [spec.weight for spec in FIELD_SPECS[kind]]
         id_parts: list[npt.NDArray[np.int64]] = []
         score_parts: list[npt.NDArray[np.float64]] = []
+        doc_parts: list[npt.NDArray[np.int64]] = []
         for segment, alive in self.kinds[kind]:
             mask = filter_mask(segment.columns, filters)
             allowed = alive if mask is None else alive & mask
             scored = score_table(segment.table, terms, phrase, weights, allowed, min_score)
             id_parts.append(segment.ids[scored.docs])
             score_parts.append(scored.scores)
+            doc_parts.append(scored.docs)
         if not id_parts:
-            return [], 0
-        ids, scores = np.concatenate(id_parts), np.concatenate(score_parts)
-        best = top_records(ids, scores, limit)
-        return [(int(ids[i]), float(scores[i])) for i in best.tolist()], len(ids)
+            empty = np.zeros(0, dtype=np.int64)
+            return _Ranking(terms, phrase, empty, np.zeros(0, dtype=np.float64), empty, empty)
+        counts = [len(part) for part in id_parts]
+        segment_of = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+        return _Ranking(
+            terms,
+            phrase,
+            np.concatenate(id_parts),
+            np.concatenate(score_parts),
+            np.concatenate(doc_parts),
+            segment_of,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Ranking:
+    """Every record of a kind passing the gate: id, score, segment and position in it."""
+
+    terms: list[TermMatches]
+    phrase: npt.NDArray[np.int32] | None
+    ids: npt.NDArray[np.int64]
+    scores: npt.NDArray[np.float64]
+    docs: npt.NDArray[np.int64]
+    segment: npt.NDArray[np.int64]
 
 
 def _holding(view: AnalysisView, kind: Kind, alternative: Alternative) -> int:

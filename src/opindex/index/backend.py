@@ -9,7 +9,7 @@ from typing import Protocol
 from opindex.index.candidates import CandidateList
 from opindex.index.index_filters import IndexFilters
 from opindex.records import Record
-from opindex.search import Alternative, Query
+from opindex.search import Alternative, Query, Ranked, SearchDocument
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,8 @@ class IndexBackend(Protocol):
     the scorer's best *limit* records of a fuzzy query over every record, their scores and
     the exact number passing its gate; candidates() returns a superset of the records the
     scorer accepts, capped at *limit*, and says in the returned CandidateList whether the
-    cap cut anything.
+    cap cut anything. ranked_hits() is ranked() with each record's matching fields and
+    snippets, as ``rank_documents`` gives them.
     """
 
     def upsert(self, records: Iterable[Record]) -> int: ...
@@ -62,6 +63,10 @@ class IndexBackend(Protocol):
     def ranked(
         self, query: Query, kind: str, filters: IndexFilters, limit: int, *, min_score: float
     ) -> tuple[list[Record], list[float], int]: ...
+
+    def ranked_hits(
+        self, query: Query, kind: str, filters: IndexFilters, limit: int, *, min_score: float
+    ) -> tuple[list[tuple[Record, Ranked[SearchDocument]]], int]: ...
 
     def term_frequency(self, kind: str, alternative: Alternative) -> int: ...
 

@@ -37,12 +37,13 @@ from opindex.index.index_filters import (
     filter_clauses,
     kind_query,
 )
+from opindex.index.ranked_hits import HitRequest, described_hits
 from opindex.index.recency import run_by_recency
 from opindex.index.substring_clauses import containment_needle, containment_query
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
-from opindex.search import DEFAULT_MIN_SCORE, KINDS, Alternative, Query
+from opindex.search import DEFAULT_MIN_SCORE, KINDS, Alternative, Query, Ranked, SearchDocument
 
 # One indexing thread with a modest heap: a sync is bounded by the API, not by Tantivy,
 # and a server process holds no writer at all between syncs.
@@ -406,6 +407,22 @@ class TenantIndex:
                 records.append(record)
                 scores.append(score)
         return records, scores, total
+
+    def ranked_hits(
+        self,
+        query: Query,
+        kind: str,
+        filters: IndexFilters = NO_FILTERS,
+        limit: int = DEFAULT_CANDIDATE_LIMIT,
+        *,
+        min_score: float = DEFAULT_MIN_SCORE,
+    ) -> tuple[list[tuple[Record, Ranked[SearchDocument]]], int]:
+        """``ranked``, each record with ``rank_documents``' answer for it (score, matching
+        fields, snippets), built from the analysis store (``ranked_hits.described_hits``)."""
+        if query.containment or not query.terms:
+            raise InvalidArgumentError("ranked_hits() takes a fuzzy query with terms")
+        request = HitRequest(query, check_kind(kind), filters, limit, min_score)
+        return described_hits(self._snapshot(), request, self._get)
 
     def stats(self) -> IndexStats:
         """Documents per kind, bytes on disk, generation, opstamp and vocabulary size

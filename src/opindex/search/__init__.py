@@ -7,6 +7,7 @@ from opindex.search.analysis import (
     analyze_document,
     fast_token_texts,
 )
+from opindex.search.best_values import FieldBest, field_bests
 from opindex.search.document import (
     KIND_KEYS,
     KIND_LABELS,
@@ -19,6 +20,7 @@ from opindex.search.fields import (
     DEEP_FIELDS,
     FIELD_SPECS,
     SHALLOW_FIELDS,
+    describe_documents,
     field_names,
     rank_documents,
     rank_documents_counted,
@@ -64,6 +66,7 @@ from opindex.search.token_index import (
 )
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
 from opindex.search.vector_rank import (
+    TermMatches,
     ValueTable,
     expand_ranges,
     gather,
@@ -86,6 +89,7 @@ __all__ = [
     "AnalyzedDocument",
     "AnalyzedText",
     "ContainmentMatcher",
+    "FieldBest",
     "FieldMatch",
     "FieldScore",
     "FieldSpec",
@@ -99,6 +103,7 @@ __all__ = [
     "SearchDocument",
     "Strategy",
     "Term",
+    "TermMatches",
     "Token",
     "TokenIndex",
     "ValueTable",
@@ -107,10 +112,12 @@ __all__ = [
     "analyze_document",
     "bounded_levenshtein",
     "concept_expansion",
+    "describe_documents",
     "drop_term",
     "expand_ranges",
     "extract_snippet",
     "fast_token_texts",
+    "field_bests",
     "field_names",
     "gather",
     "index_arrays",

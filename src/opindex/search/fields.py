@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedDocument, AnalyzedText, analyze_document
+from opindex.search.best_values import FieldBest
 from opindex.search.document import KINDS, Kind, SearchDocument
 from opindex.search.query import MatchMode, Query, parse_query
 from opindex.search.rank import (
     DEFAULT_MIN_SCORE,
     FieldSpec,
     Ranked,
+    describe_records,
     rank_records_counted,
 )
 
@@ -202,3 +204,16 @@ def _analyzed_documents(
         else:
             analyzed.append(document)
     return analyzed
+
+
+def describe_documents(
+    entries: Sequence[tuple[SearchDocument, float, Sequence[FieldBest]]],
+    kind: Kind,
+    token_text: Callable[[int], str],
+) -> list[Ranked[SearchDocument]]:
+    """``rank_documents``' answer for documents of *kind* scored by the vectorized scorer
+    (``describe_records``): their scores and fields' best values given, in that order."""
+    checked = _check_kind(kind)
+    for document, _, _ in entries:
+        _document(document, checked)
+    return describe_records(entries, FIELD_SPECS[checked], token_text)

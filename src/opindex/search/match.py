@@ -290,7 +290,11 @@ def _ascii_token_starts(text: str, targets: AbstractSet[str]) -> list[int]:
 
 def token_starts(value: AnalyzedText, targets: AbstractSet[str]) -> tuple[int, ...]:
     """Start offsets in ``value.text`` of the tokens whose normalized form is in *targets*."""
-    text = value.text
+    return text_token_starts(value.text, targets)
+
+
+def text_token_starts(text: str, targets: AbstractSet[str]) -> tuple[int, ...]:
+    """Start offsets in *text* of the tokens whose normalized form is in *targets*."""
     expansions: list[tuple[int, int]] = []
     if not text.isascii():
         folded = fold_latin(text)

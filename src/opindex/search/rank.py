@@ -6,15 +6,18 @@ import heapq
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Generic, Protocol, TypeVar, cast
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedText
+from opindex.search.best_values import FieldBest
 from opindex.search.match import (
     ContainmentMatcher,
     QueryMatcher,
     cross_field_scores,
     round_score,
+    text_token_starts,
 )
 from opindex.search.query import MatchMode, Query, parse_query
 from opindex.search.snippet import extract_snippet
@@ -259,13 +262,15 @@ def _candidate(
     return _Candidate(records[position], score, hits)
 
 
-def _finish(candidate: _Candidate[R], scorer: _Scorer) -> Ranked[R]:
+def _finish(candidate: _Candidate[R], offsets: Callable[[_FieldHit], tuple[int, ...]]) -> Ranked[R]:
+    """The ranked record: its matching fields, heaviest first, each with its snippet
+    around the *offsets* of its matched tokens."""
     hits = sorted(candidate.hits, key=lambda hit: (-hit.weighted, hit.order))
     matches = tuple(
         FieldMatch(
             field=hit.name,
             score=hit.score,
-            snippet=extract_snippet(_raw(hit.value), scorer.offsets(hit.value)),
+            snippet=extract_snippet(_raw(hit.value), offsets(hit)),
             value_index=hit.value_index,
         )
         for hit in hits
@@ -320,4 +325,43 @@ def rank_records_counted(
     scorer = _Scorer(parsed)
     gate = None if parsed.containment else min_score
     best, kept = _collect_candidates(list(records), fields, scorer, gate, limit)
-    return [_finish(candidate, scorer) for candidate in best], kept
+    return [_finish(candidate, lambda hit: scorer.offsets(hit.value)) for candidate in best], kept
+
+
+def _found_at(targets: dict[int, frozenset[str]], hit: _FieldHit) -> tuple[int, ...]:
+    """Where the tokens *targets* names for the hit's field start in its value."""
+    found = targets[hit.order]
+    return text_token_starts(_raw(hit.value), found) if found else ()
+
+
+def describe_records(
+    entries: Sequence[tuple[R, float, Sequence[FieldBest]]],
+    fields: Sequence[FieldSpec[R]],
+    token_text: Callable[[int], str],
+) -> list[Ranked[R]]:
+    """``rank_records``' answer for records already scored elsewhere, in the given order.
+
+    Each entry is a record, its (rounded) score and its fields' best values as
+    ``best_values.field_bests`` finds them over the analysed records (for a fuzzy query
+    with terms); *token_text* names a token id. The matching fields are kept, weighted
+    and ordered as ``rank_records`` does, and each snippet is centred on the tokens the
+    entry names, found in the value's text: nothing is tokenized again.
+    """
+    max_weight = max(spec.weight for spec in fields)
+    described: list[Ranked[R]] = []
+    for record, score, bests in entries:
+        hits: list[_FieldHit] = []
+        targets: dict[int, frozenset[str]] = {}
+        for best in bests:
+            rounded = round_score(best.score) if best.score else 0.0
+            if rounded > 0.0:
+                spec = fields[best.field]
+                text = _texts(spec.extract(record))[best.value_index]
+                weighted = best.score * spec.weight / max_weight
+                hits.append(
+                    _FieldHit(best.field, spec.name, rounded, weighted, best.value_index, text)
+                )
+                targets[best.field] = frozenset(map(token_text, best.targets))
+
+        described.append(_finish(_Candidate(record, score, hits), partial(_found_at, targets)))
+    return described

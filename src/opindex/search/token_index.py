@@ -33,7 +33,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, Term, alternative_score
-from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
+from opindex.search.score import EDIT_PENALTY, SHARED_PREFIX_MIN, edit_budget
 from opindex.search.token_batch import (
     MAX_PATTERN,
     MAX_WIDTH,
@@ -43,6 +43,7 @@ from opindex.search.token_batch import (
     code_points,
     edit_distances,
 )
+from opindex.search.trigram_count import holding_at_least
 from opindex.search.vector_rank import TermMatches
 
 IntArray = npt.NDArray[np.int64]
@@ -178,8 +179,12 @@ class TokenIndex:
             found = found[other[at] == found] if len(other) else found[:0]
         return found
 
-    def _candidates(self, token: str, prefix: bool) -> npt.NDArray[np.int32]:
-        """Local ids of a superset of the tokens any rule can accept for *token*."""
+    def _candidates(
+        self, token: str, prefix: bool
+    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any], IntArray]:
+        """Local ids of a superset of the tokens a rule other than the edit rule can
+        accept for *token* (ascending), and, disjoint from them, the tokens within its
+        edit budget that only the edit rule accepts (ascending) with their distances."""
         parts = [self._holding_all(_padded_keys(token))]
         if prefix or len(token) >= 3:  # starts with it, or shares its first 4 characters
             parts.append(self._holding_all(_head_keys(token)))
@@ -189,20 +194,28 @@ class TokenIndex:
         budget = edit_budget(token)
         if budget:
             keys = _padded_keys(token)
-            gathered = np.concatenate([self._posting(k) for k in keys])
+            distinct = sorted(set(keys))
             least = len(keys) - 3 * budget  # trigrams a token within the budget shares
-            if len(gathered) * 8 < self.size:
-                owners, counts = np.unique(gathered, return_counts=True)
-                owners = owners[counts >= least]
-            else:
-                owners = np.flatnonzero(np.bincount(gathered, minlength=self.size) >= least)
-            lengths = self.lengths[owners].astype(np.int64)
-            near = np.setdiff1d(owners[np.abs(lengths - len(token)) <= budget], ruled, True)
+            lengths = self.lengths
+
+            def near_in_length(owners: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+                return np.asarray(np.abs(lengths[owners] - len(token)) <= budget)
+
+            owners = holding_at_least(
+                [self._posting(k) for k in distinct],
+                [keys.count(k) for k in distinct],
+                least,
+                self.size,
+                near_in_length,
+            )
+            near = np.setdiff1d(owners, ruled, True)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep
                 # those within the budget, the distance computed for all at once.
-                ruled = np.union1d(ruled, near[self._distances(token, near, budget) <= budget])
-        return ruled.astype(np.int32)
+                distances = self._distances(token, near, budget)
+                within = distances <= budget
+                return ruled.astype(np.int32), near[within], distances[within]
+        return ruled.astype(np.int32), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
 
     def _distances(self, token: str, near: npt.NDArray[Any], budget: int) -> IntArray:
         """The edit distance of *token* to each token *near* (at most budget + 1)."""
@@ -236,8 +249,13 @@ class TokenIndex:
             if cached is not None:
                 self._cache.move_to_end(alternative)
                 return cached
-        local = self._candidates(alternative.token, alternative.prefix)
-        scores = self._scores(alternative, local)
+        ruled, near, distances = self._candidates(alternative.token, alternative.prefix)
+        local = np.concatenate([ruled, near.astype(np.int32)])
+        # the edit rule's score, as score_token and batch_scores compute it
+        edit_scores = 1.0 - (distances / len(alternative.token)) * EDIT_PENALTY
+        scores = np.concatenate([self._scores(alternative, ruled), edit_scores])
+        order = np.argsort(local, kind="stable")
+        local, scores = local[order], scores[order]
         positive = scores > 0.0
         found = (local[positive].astype(np.int64) + self.base, scores[positive])
         with self._lock:

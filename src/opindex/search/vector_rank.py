@@ -81,8 +81,10 @@ def round_scores(values: FloatArray) -> FloatArray:
     scaled = clamped * 100.0
     rounded: FloatArray = np.rint(scaled) / 100.0
     near_half = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
-    for i in near_half.tolist():
-        rounded[i] = round(float(clamped[i]), 2)
+    if len(near_half):  # few distinct values (0.425 = 0.85 / 2 is common): round each once
+        distinct, inverse = np.unique(clamped[near_half], return_inverse=True)
+        by_python = np.array([round(value, 2) for value in distinct.tolist()], dtype=np.float64)
+        rounded[near_half] = by_python[inverse]
     return rounded
 
 
@@ -144,26 +146,46 @@ def _term_bests(table: ValueTable, terms: Sequence[TermMatches]) -> tuple[IntArr
 
 def _phrase_values(table: ValueTable, phrase: npt.NDArray[np.int32]) -> IntArray:
     """Values holding the token ids of *phrase* consecutively (ascending)."""
-    holding: IntArray | None = None
+    lists: list[npt.NDArray[np.int32]] = []
     for token in np.unique(phrase).tolist():
         at = int(np.searchsorted(table.posting_tokens, token))
         if at == len(table.posting_tokens) or int(table.posting_tokens[at]) != token:
             return np.zeros(0, dtype=np.int64)
-        values = table.posting_values[table.posting_start[at] : table.posting_start[at + 1]]
-        values64 = values.astype(np.int64)
-        holding = values64 if holding is None else np.intersect1d(holding, values64, True)
-    if holding is None or len(phrase) == 1:
-        return holding if holding is not None else np.zeros(0, dtype=np.int64)
-    found: list[int] = []
+        lists.append(table.posting_values[table.posting_start[at] : table.posting_start[at + 1]])
+    if not lists:
+        return np.zeros(0, dtype=np.int64)
+    lists.sort(key=len)
+    found_values = lists[0]
+    for other in lists[1:]:  # both ascending: look the few up in the many (no sort)
+        if not len(found_values):
+            break
+        where = np.minimum(np.searchsorted(other, found_values), len(other) - 1)
+        found_values = found_values[other[where] == found_values]
+    holding = found_values.astype(np.int64)
+    if len(phrase) == 1:
+        return holding
+    starts = table.value_start[holding].astype(np.int64)
+    lengths = table.value_start[holding + 1].astype(np.int64) - starts
+    tokens = table.tokens[expand_ranges(starts, lengths)]
+    owners = np.repeat(holding, lengths)
+    return phrase_owners(tokens, owners, phrase)
+
+
+def phrase_owners(
+    tokens: npt.NDArray[np.int32], owners: IntArray, phrase: npt.NDArray[np.int32]
+) -> IntArray:
+    """The owners (distinct, ascending) of the runs of *tokens* equal to *phrase* whose
+    tokens all have the same owner (*owners*: ascending, one per token)."""
     width = len(phrase)
-    for value in holding.tolist():
-        sequence = table.tokens[table.value_start[value] : table.value_start[value + 1]]
-        starts = np.flatnonzero(sequence[: len(sequence) - width + 1] == phrase[0])
-        for offset in range(1, width):
-            starts = starts[sequence[starts + offset] == phrase[offset]]
-        if len(starts):
-            found.append(value)
-    return np.array(found, dtype=np.int64)
+    if width == 0 or len(tokens) < width:
+        return np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(tokens[: len(tokens) - width + 1] == phrase[0])
+    for offset in range(1, width):  # narrowed one token at a time, as few as match
+        keep = (tokens[starts + offset] == phrase[offset]) & (
+            owners[starts + offset] == owners[starts]
+        )
+        starts = starts[keep]
+    return np.unique(owners[starts]).astype(np.int64)
 
 
 def _cross_field(
@@ -190,6 +212,26 @@ def _cross_field(
     return raw, raw * lightest / max_weight
 
 
+def score_bound(terms: Sequence[TermMatches], phrase: npt.NDArray[np.int32] | None) -> float:
+    """A score no value, field or record can exceed for these term matches: every term
+    at its best token's score, the terms without a match uncovered, plus the phrase bonus
+    when the phrase is in the vocabulary. Computed with the value score's operations in
+    their order; each is monotone, so no computed score of ``score_table`` exceeds it (a
+    cross-field score is this times SPREAD_SCALE < 1 at most)."""
+    count = len(terms)
+    if not count:
+        return 0.0
+    maxima = [float(term.scores.max()) if len(term.scores) else 0.0 for term in terms]
+    total = maxima[0]
+    for best in maxima[1:]:
+        total = total + best  # left to right, as the value scores
+    covered = count - maxima.count(0.0)
+    bound = (total / count) * (covered / count) * BASE_SCALE
+    if phrase is not None and len(phrase):
+        bound = min(1.0, bound + PHRASE_BONUS)
+    return bound
+
+
 def score_table(
     table: ValueTable,
     terms: Sequence[TermMatches],
@@ -202,8 +244,12 @@ def score_table(
 
     *phrase*: the token ids of the query's tokens (None when one of them is in no
     record). *weights*: per field position. *allowed*: per record, whether it may be
-    returned at all (alive, of the kind, inside the filters).
+    returned at all (alive, of the kind, inside the filters). When even
+    ``score_bound`` rounds below *min_score* (a query word matching no token), no record
+    can pass and nothing is gathered.
     """
+    if round_scores(np.array([score_bound(terms, phrase)]))[0] < min_score:
+        return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
     values, bests = _term_bests(table, terms)
     if not len(values):
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))

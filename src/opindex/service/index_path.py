@@ -1,24 +1,22 @@
 """The index path: the analysis store ranks fuzzy queries, Tantivy serves the rest.
 
 No API call happens here. A fuzzy query is scored over every record of the kind by the
-analysis store (``IndexBackend.ranked``, exact ``total``); only the returned records are
-decoded, and the shared scorer run on them alone gives their matching fields and
-snippets. Containment (substring) queries and empty queries take Tantivy candidates in
-ascending id order, re-ranked by ``rank_documents`` (the same function as the live path);
+analysis store (``IndexBackend.ranked_hits``, exact ``total``); only the returned records
+are decoded, and their matching fields and snippets are built from the store's scores
+with only the values reported analysed again (the same as ``rank_documents`` on them).
+Containment (substring) queries and empty queries take Tantivy candidates in ascending id
+order, re-ranked by ``rank_documents`` (the same function as the live path);
 past MAX_CANDIDATES the answer says so in a note.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 
 from opindex.index import IndexBackend, IndexFilters
 from opindex.records import Record
-from opindex.search import DEFAULT_MIN_SCORE, Kind, Query, rank_documents, rank_documents_counted
+from opindex.search import DEFAULT_MIN_SCORE, Kind, Query, rank_documents_counted
 from opindex.service.result_builder import ScoredHit
-
-logger = logging.getLogger(__name__)
 
 FIRST_WINDOW = 200
 """Candidates of the first full window (at least 4x the requested limit); a window a
@@ -64,17 +62,12 @@ def _search_analysed(
 ) -> HitList:
     """A fuzzy query over the analysis store: every record scored, ``total`` exact.
 
-    Only the returned records are decoded; the shared scorer, run on them alone, gives
-    their matching fields and snippets (and the same scores: ARCHITECTURE invariant 3).
+    Only the returned records are decoded; their matching fields and snippets are what
+    ``rank_documents`` gives them (ARCHITECTURE invariant 3), built from the store's
+    scores with only the reported values analysed again (``IndexBackend.ranked_hits``).
     """
-    records, scores, total = index.ranked(query, kind, filters, limit, min_score=DEFAULT_MIN_SCORE)
-    by_id = {record.id: record for record in records}
-    ranked = rank_documents(
-        [record.document for record in records], query, kind, limit=limit, min_score=0.0
-    )
-    if [item.score for item in ranked] != scores:
-        logger.warning("index path: analysed and stored scores differ for %r", query.text)
-    return HitList([ScoredHit(by_id[item.record.id], item) for item in ranked], total=total)
+    hits, total = index.ranked_hits(query, kind, filters, limit, min_score=DEFAULT_MIN_SCORE)
+    return HitList([ScoredHit(record, item) for record, item in hits], total=total)
 
 
 def search_index(
