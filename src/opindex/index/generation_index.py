@@ -157,6 +157,14 @@ class Snapshot:
         """The vocabulary, including every term this searcher can see."""
         return self.generation.vocabulary()
 
+    def record_by_id(self, kind: str, record_id: int) -> Record | None:
+        """The stored record of *kind* with *record_id*, None if absent."""
+        key = record_codec.record_key(kind, record_id)
+        with tantivy_errors(self.generation.path, "read"):
+            query = tantivy.Query.term_query(self.generation.schema, s.KEY, key)
+            hits = self.searcher.search(query, 1).hits
+            return self.record(hits[0][1]) if hits else None
+
     def record(self, address: tantivy.DocAddress) -> Record:
         """The stored record of a hit."""
         return self.records.get(self.searcher, address)

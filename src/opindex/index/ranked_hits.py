@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from opindex.index.generation_index import Snapshot, analysis_errors
@@ -22,18 +21,35 @@ class HitRequest:
     min_score: float
 
 
+def ranked_records(snap: Snapshot, request: HitRequest) -> tuple[list[Record], list[float], int]:
+    """The best records of *request* from the same snapshot, their scores, and how many
+    records pass the gate. A record the analysis names but Tantivy no longer holds (a
+    commit in progress) is left out."""
+    with analysis_errors(snap.generation.path):
+        view = snap.generation.analysis.view()
+        best, total = view.search(
+            request.query, request.kind, request.filters, request.limit, request.min_score
+        )
+    records: list[Record] = []
+    scores: list[float] = []
+    for record_id, score in best:
+        record = snap.record_by_id(request.kind, record_id)
+        if record is not None:
+            records.append(record)
+            scores.append(score)
+    return records, scores, total
+
+
 def described_hits(
-    snap: Snapshot,
-    request: HitRequest,
-    get: Callable[[Snapshot, str, int], Record | None],
+    snap: Snapshot, request: HitRequest
 ) -> tuple[list[tuple[Record, Ranked[SearchDocument]]], int]:
-    """The best records of *request* (read through *get* from the same snapshot), each
+    """The best records of *request* (read from the same snapshot), each
     with what ``rank_documents`` answers for it, and how many records pass the gate.
 
     The scores, each field's best value and the tokens its snippet centres on come from
     the analysis store (``AnalysisView.described``); the record's text is not tokenized
     again. A record the analysis names but Tantivy no longer holds (a commit in
-    progress) is left out, as ``TenantIndex.ranked`` does.
+    progress) is left out, as ``ranked_records`` does.
     """
     with analysis_errors(snap.generation.path):
         view = snap.generation.analysis.view()
@@ -42,7 +58,7 @@ def described_hits(
         )
     entries: list[tuple[Record, float, list[FieldBest]]] = []
     for record_id, score, bests in best:
-        record = get(snap, request.kind, record_id)
+        record = snap.record_by_id(request.kind, record_id)
         if record is not None:
             entries.append((record, score, bests))
     described = describe_documents(

@@ -20,7 +20,7 @@ from opindex.index import checksums, record_codec
 from opindex.index import schema as s
 from opindex.index.analysis_writer import AnalysisWriter
 from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
-from opindex.index.candidates import CandidateList, run_by_id, run_scan
+from opindex.index.candidates import CandidateList
 from opindex.index.generation_index import (
     RECORD_CACHE_SIZE,
     GenerationIndex,
@@ -34,12 +34,10 @@ from opindex.index.index_filters import (
     NO_FILTERS,
     IndexFilters,
     check_kind,
-    filter_clauses,
     kind_query,
 )
-from opindex.index.ranked_hits import HitRequest, described_hits
-from opindex.index.recency import run_by_recency
-from opindex.index.substring_clauses import containment_needle, containment_query
+from opindex.index.listing import listed_candidates
+from opindex.index.ranked_hits import HitRequest, described_hits, ranked_records
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
@@ -303,15 +301,7 @@ class TenantIndex:
 
     def get(self, kind: str, record_id: int) -> Record | None:
         """The stored record, None if absent."""
-        return self._get(self._snapshot(), kind, record_id)
-
-    @staticmethod
-    def _get(snap: Snapshot, kind: str, record_id: int) -> Record | None:
-        key = record_codec.record_key(kind, record_id)
-        with tantivy_errors(snap.generation.path, "read"):
-            query = tantivy.Query.term_query(snap.generation.schema, s.KEY, key)
-            hits = snap.searcher.search(query, 1).hits
-            return snap.record(hits[0][1]) if hits else None
+        return self._snapshot().record_by_id(kind, record_id)
 
     def count(self, kind: str) -> int:
         """Number of live records of *kind*."""
@@ -359,19 +349,9 @@ class TenantIndex:
         """
         if limit < 1:
             raise InvalidArgumentError(f"candidate limit must be at least 1, got {limit}")
-        snap = self._snapshot()
-        schema = snap.generation.schema
-        with tantivy_errors(snap.generation.path, "search"):
-            clauses = filter_clauses(schema, kind, filters)
-            if query.containment:
-                needle = containment_needle(query)
-                contained = containment_query(schema, snap.vocabulary, needle)
-                if contained is None:
-                    return run_scan(snap.searcher, needle, clauses, limit, SCAN_BUDGET, snap.record)
-                return run_by_id(snap.searcher, contained, clauses, limit, snap.record)
-            if not query.terms:  # the ranker lists records in the given order
-                everything = tantivy.Query.all_query()
-                return run_by_recency(snap.searcher, everything, clauses, limit, snap.record)
+        listed = listed_candidates(self._snapshot(), query, kind, filters, limit, SCAN_BUDGET)
+        if listed is not None:
+            return listed
         records, _, total = self.ranked(query, kind, filters, limit, min_score=0.0)
         return CandidateList(records, total=total, truncated=total > limit)
 
@@ -395,18 +375,8 @@ class TenantIndex:
         holds (a commit in progress) is left out."""
         if query.containment or not query.terms:
             raise InvalidArgumentError("ranked() takes a fuzzy query with terms")
-        snap = self._snapshot()  # one generation for the analysis and the records
-        with analysis_errors(snap.generation.path):
-            view = snap.generation.analysis.view()
-            best, total = view.search(query, check_kind(kind), filters, limit, min_score)
-        records: list[Record] = []
-        scores: list[float] = []
-        for record_id, score in best:
-            record = self._get(snap, kind, record_id)
-            if record is not None:
-                records.append(record)
-                scores.append(score)
-        return records, scores, total
+        request = HitRequest(query, check_kind(kind), filters, limit, min_score)
+        return ranked_records(self._snapshot(), request)
 
     def ranked_hits(
         self,
@@ -422,7 +392,7 @@ class TenantIndex:
         if query.containment or not query.terms:
             raise InvalidArgumentError("ranked_hits() takes a fuzzy query with terms")
         request = HitRequest(query, check_kind(kind), filters, limit, min_score)
-        return described_hits(self._snapshot(), request, self._get)
+        return described_hits(self._snapshot(), request)
 
     def stats(self) -> IndexStats:
         """Documents per kind, bytes on disk, generation, opstamp and vocabulary size
