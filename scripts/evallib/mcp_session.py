@@ -88,7 +88,7 @@ def tool_answer(result: CallToolResult, seconds: float) -> Answer:
         ids=tuple(int(r["id"]) for r in results),
         scores=tuple(float(r.get("score", 0.0)) for r in results),
         titles=tuple(str(r.get("title", "")) for r in results),
-        relaxed=bool(meta.get("wildcard_fallback")),
+        relaxed=meta.get("fallback_strategy") is not None,
         strategy=meta.get("fallback_strategy"),
         effective_query=meta.get("effective_query"),
         seconds=seconds,

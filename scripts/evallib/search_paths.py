@@ -47,7 +47,7 @@ def answer_from(response: SearchResponse, seconds: float, requests: int | None) 
         ids=tuple(r.id for r in response.results),
         scores=tuple(r.score for r in response.results),
         titles=tuple(r.title for r in response.results),
-        relaxed=meta.wildcard_fallback,
+        relaxed=meta.fallback_strategy is not None,
         strategy=meta.fallback_strategy,
         effective_query=meta.effective_query,
         seconds=seconds,
