@@ -185,9 +185,11 @@ class TokenIndex:
         """Local ids of a superset of the tokens a rule other than the edit rule can
         accept for *token* (ascending), and, disjoint from them, the tokens within its
         edit budget that only the edit rule accepts (ascending) with their distances."""
-        parts = [self._holding_all(_padded_keys(token))]
-        if prefix or len(token) >= 3:  # starts with it, or shares its first 4 characters
-            parts.append(self._holding_all(_head_keys(token)))
+        if token and (prefix or len(token) >= 3):  # starts with it, or shares its first 4
+            # characters; the head's trigrams are among its padded ones: equal tokens too
+            parts = [self._holding_all(_head_keys(token))]
+        else:
+            parts = [self._holding_all(_padded_keys(token))]
         if len(token) >= SHARED_PREFIX_MIN:
             parts.append(self._holding_all(_inner_keys(token)))
         ruled = np.unique(np.concatenate(parts))

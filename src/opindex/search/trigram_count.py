@@ -71,6 +71,12 @@ def _counted(
     ascending, and how often each occurs."""
     if len(gathered) < size:  # sorting is cheaper than a count per vocabulary token
         ordered = np.sort(gathered)
+        if reach > 1:  # a run of reach equal ids starts where the id reach - 1 on is equal
+            head = ordered[: max(0, len(ordered) - reach + 1)]
+            held = head[head == ordered[reach - 1 :]]  # a run of c: c - reach + 1 of its ids
+            first = np.flatnonzero(np.r_[True, held[1:] != held[:-1]][: len(held)])
+            counts = np.diff(np.r_[first, len(held)]).astype(np.int64) + (reach - 1)
+            return held[first], counts
         starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
         counts = np.diff(np.r_[starts, len(ordered)])
         possible = counts >= reach
