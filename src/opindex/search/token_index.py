@@ -43,7 +43,7 @@ from opindex.search.token_batch import (
     code_points,
     edit_distances,
 )
-from opindex.search.trigram_count import holding_at_least
+from opindex.search.trigram_count import weighed_at_least
 from opindex.search.vector_rank import TermMatches
 
 IntArray = npt.NDArray[np.int64]
@@ -203,14 +203,17 @@ class TokenIndex:
             def near_in_length(owners: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
                 return np.asarray(np.abs(lengths[owners] - len(token)) <= budget)
 
-            owners = holding_at_least(
+            owners, shared = weighed_at_least(
                 [self._posting(k) for k in distinct],
                 [keys.count(k) for k in distinct],
                 least,
                 self.size,
                 near_in_length,
             )
-            near = np.setdiff1d(owners, ruled, True)
+            # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
+            # edit too, so a longer token must share more (the weights over-count only)
+            longer = np.maximum(lengths[owners] - len(token), 0)
+            near = np.setdiff1d(owners[shared >= least + longer], ruled, True)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep
                 # those within the budget, the distance computed for all at once.
