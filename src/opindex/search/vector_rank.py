@@ -288,15 +288,16 @@ def score_table(
     doc_starts = _group_starts(field_docs)
     best_raw = np.maximum.reduceat(field_scores, doc_starts)
     best_weighted = np.maximum.reduceat(weighted, doc_starts)
-    cross_raw, cross_weighted = _cross_field(
-        np.maximum.reduceat(bests, starts, axis=0),
-        weight_of[fields],
-        doc_starts,
-        float(weight_of.max()),
-    )
-    best_raw = np.maximum(best_raw, cross_raw)
-    cross_counts = round_scores(cross_raw) > 0.0
-    best_weighted = np.maximum(best_weighted, np.where(cross_counts, cross_weighted, -1.0))
+    if count > 1:  # one term: the value holding its best scores (b*0.85)/0.95 of this
+        cross_raw, cross_weighted = _cross_field(
+            np.maximum.reduceat(bests, starts, axis=0),
+            weight_of[fields],
+            doc_starts,
+            float(weight_of.max()),
+        )
+        best_raw = np.maximum(best_raw, cross_raw)
+        cross_counts = round_scores(cross_raw) > 0.0
+        best_weighted = np.maximum(best_weighted, np.where(cross_counts, cross_weighted, -1.0))
     record_docs = field_docs[doc_starts]
     keep = (
         allowed[record_docs]
