@@ -59,6 +59,15 @@ def test_typos_prefixes_containment_and_shared_prefixes_on_a_larger_vocabulary()
             ), query
 
 
+def test_a_longer_token_at_the_bound_of_its_own_trigrams_is_found() -> None:
+    # "abxcdefy" is 2 edits from "abcdef" and shares 4 of its padded trigrams: exactly
+    # len 8 + 2 - 3 * 2; "abxcdyfy" (3 edits) shares 2: the query's bound, 6 + 2 - 6
+    tokens = ["abxcdefy", "abxcdyfy", "zzzzzz"]
+    ids, scores = _index(tokens).matches(Alternative("abcdef"))
+    assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == {0: 1.0 - (2 / 6) * 0.6}
+    assert _expected(tokens, Alternative("abcdef"), 0) == {0: 1.0 - (2 / 6) * 0.6}
+
+
 def test_terms_take_the_best_alternative_across_slices() -> None:
     first, second = _index(["budget", "budge"]), _index(["budgets", "fudget"], base=2)
     (term,) = parse_query("(budget|fudget)").terms

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opindex.search.trigram_count import holding_at_least
+from opindex.search.trigram_count import _counted, holding_at_least
 
 
 def _brute(
@@ -57,3 +59,18 @@ def test_large_lists_set_aside_are_still_counted() -> None:
 def test_least_must_be_positive() -> None:
     with pytest.raises(ValueError):
         holding_at_least([np.array([1], dtype=np.int32)], [1], 0, 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    ids=st.lists(st.integers(0, 30), max_size=80),
+    reach=st.integers(1, 6),
+    size=st.sampled_from([31, 1000]),
+)
+def test_counted_runs_are_every_id_occurring_reach_times(
+    ids: list[int], reach: int, size: int
+) -> None:
+    # size 1000: sorted, runs of reach found by comparing each id with the one reach - 1 on
+    owners, counts = _counted(np.array(ids, dtype=np.int32), reach, size)
+    expected = sorted((i, c) for i, c in Counter(ids).items() if c >= reach)
+    assert list(zip(owners.tolist(), counts.tolist(), strict=True)) == expected

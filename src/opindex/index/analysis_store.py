@@ -283,8 +283,9 @@ def _holding(view: AnalysisView, kind: Kind, alternative: Alternative) -> int:
     count = 0
     for segment, alive in view.kinds[kind]:
         values, _ = gather(segment.table, term)
-        docs = np.unique(segment.table.value_doc[values])
-        count += int(np.count_nonzero(alive[docs]))
+        held = np.zeros(len(alive), dtype=bool)  # marked, not sorted: values may be many
+        held[segment.table.value_doc[values]] = True
+        count += int(np.count_nonzero(held & alive))
     return count
 
 

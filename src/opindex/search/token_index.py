@@ -43,7 +43,7 @@ from opindex.search.token_batch import (
     code_points,
     edit_distances,
 )
-from opindex.search.trigram_count import holding_at_least
+from opindex.search.trigram_count import weighed_at_least
 from opindex.search.vector_rank import TermMatches
 
 IntArray = npt.NDArray[np.int64]
@@ -185,9 +185,11 @@ class TokenIndex:
         """Local ids of a superset of the tokens a rule other than the edit rule can
         accept for *token* (ascending), and, disjoint from them, the tokens within its
         edit budget that only the edit rule accepts (ascending) with their distances."""
-        parts = [self._holding_all(_padded_keys(token))]
-        if prefix or len(token) >= 3:  # starts with it, or shares its first 4 characters
-            parts.append(self._holding_all(_head_keys(token)))
+        if token and (prefix or len(token) >= 3):  # starts with it, or shares its first 4
+            # characters; the head's trigrams are among its padded ones: equal tokens too
+            parts = [self._holding_all(_head_keys(token))]
+        else:
+            parts = [self._holding_all(_padded_keys(token))]
         if len(token) >= SHARED_PREFIX_MIN:
             parts.append(self._holding_all(_inner_keys(token)))
         ruled = np.unique(np.concatenate(parts))
@@ -201,14 +203,17 @@ class TokenIndex:
             def near_in_length(owners: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
                 return np.asarray(np.abs(lengths[owners] - len(token)) <= budget)
 
-            owners = holding_at_least(
+            owners, shared = weighed_at_least(
                 [self._posting(k) for k in distinct],
                 [keys.count(k) for k in distinct],
                 least,
                 self.size,
                 near_in_length,
             )
-            near = np.setdiff1d(owners, ruled, True)
+            # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
+            # edit too, so a longer token must share more (the weights over-count only)
+            longer = np.maximum(lengths[owners] - len(token), 0)
+            near = np.setdiff1d(owners[shared >= least + longer], ruled, True)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep
                 # those within the budget, the distance computed for all at once.

@@ -31,7 +31,20 @@ def holding_at_least(
     size: int,
     keep: Callable[[npt.NDArray[Any]], npt.NDArray[np.bool_]] | None = None,
 ) -> npt.NDArray[Any]:
-    """The ids (ascending) whose weight reaches *least*, and that *keep* keeps.
+    """The ids (ascending) whose weight reaches *least*, and that *keep* keeps
+    (``weighed_at_least`` without the weights)."""
+    return weighed_at_least(postings, weights, least, size, keep)[0]
+
+
+def weighed_at_least(
+    postings: Sequence[npt.NDArray[Any]],
+    weights: Sequence[int],
+    least: int,
+    size: int,
+    keep: Callable[[npt.NDArray[Any]], npt.NDArray[np.bool_]] | None = None,
+) -> tuple[npt.NDArray[Any], IntArray]:
+    """The ids (ascending) whose weight reaches *least*, and that *keep* keeps, with
+    their weights.
 
     An id's weight is the sum of ``weights[i]`` over the *postings* holding it (each
     ascending, without repeats, ids below *size*). The largest lists whose weights add up
@@ -53,15 +66,15 @@ def holding_at_least(
         postings[p] for p in range(len(postings)) if p not in aside for _ in range(weights[p])
     ]
     if not gathered_lists:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     owners, counts = _counted(np.concatenate(gathered_lists), reach, size)
     if keep is not None:
         kept = keep(owners)
         owners, counts = owners[kept], counts[kept]
     for position in aside:
         counts = counts + weights[position] * _members(postings[position], owners)
-    found: npt.NDArray[Any] = owners[counts >= least]
-    return found
+    reached = counts >= least
+    return owners[reached], counts[reached]
 
 
 def _counted(
@@ -71,6 +84,12 @@ def _counted(
     ascending, and how often each occurs."""
     if len(gathered) < size:  # sorting is cheaper than a count per vocabulary token
         ordered = np.sort(gathered)
+        if reach > 1:  # a run of reach equal ids starts where the id reach - 1 on is equal
+            head = ordered[: max(0, len(ordered) - reach + 1)]
+            held = head[head == ordered[reach - 1 :]]  # a run of c: c - reach + 1 of its ids
+            first = np.flatnonzero(np.r_[True, held[1:] != held[:-1]][: len(held)])
+            counts = np.diff(np.r_[first, len(held)]).astype(np.int64) + (reach - 1)
+            return held[first], counts
         starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
         counts = np.diff(np.r_[starts, len(ordered)])
         possible = counts >= reach

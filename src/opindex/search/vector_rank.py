@@ -129,7 +129,7 @@ def _term_bests(table: ValueTable, terms: Sequence[TermMatches]) -> tuple[IntArr
         score_parts.append(scores)
     keys = np.concatenate(keys_parts)
     scores = np.concatenate(score_parts)
-    order = np.argsort(keys, kind="stable")
+    order = np.argsort(keys)  # not stable: only the best of each group is kept
     keys, scores = keys[order], scores[order]
     starts = _group_starts(keys)
     if not len(starts):
@@ -144,8 +144,11 @@ def _term_bests(table: ValueTable, terms: Sequence[TermMatches]) -> tuple[IntArr
     return values[first], matrix
 
 
-def _phrase_values(table: ValueTable, phrase: npt.NDArray[np.int32]) -> IntArray:
-    """Values holding the token ids of *phrase* consecutively (ascending)."""
+def _phrase_values(
+    table: ValueTable, phrase: npt.NDArray[np.int32], among: IntArray | None = None
+) -> IntArray:
+    """Values holding the token ids of *phrase* consecutively (ascending); only those of
+    *among* (ascending) when given, when it is shorter than every token's posting list."""
     lists: list[npt.NDArray[np.int32]] = []
     for token in np.unique(phrase).tolist():
         at = int(np.searchsorted(table.posting_tokens, token))
@@ -155,6 +158,8 @@ def _phrase_values(table: ValueTable, phrase: npt.NDArray[np.int32]) -> IntArray
     if not lists:
         return np.zeros(0, dtype=np.int64)
     lists.sort(key=len)
+    if among is not None and len(among) < len(lists[0]):
+        lists.insert(0, among.astype(lists[0].dtype))  # value positions: int32 as stored
     found_values = lists[0]
     for other in lists[1:]:  # both ascending: look the few up in the many (no sort)
         if not len(found_values):
@@ -260,7 +265,7 @@ def score_table(
     covered = np.count_nonzero(bests, axis=1)
     value_scores = (total / count) * (covered / count) * BASE_SCALE
     if phrase is not None and len(phrase):
-        with_phrase = _phrase_values(table, phrase)
+        with_phrase = _phrase_values(table, phrase, values)  # only these can take the bonus
         rows = np.searchsorted(values, with_phrase)
         inside = rows < len(values)
         inside[inside] = values[rows[inside]] == with_phrase[inside]
@@ -283,15 +288,16 @@ def score_table(
     doc_starts = _group_starts(field_docs)
     best_raw = np.maximum.reduceat(field_scores, doc_starts)
     best_weighted = np.maximum.reduceat(weighted, doc_starts)
-    cross_raw, cross_weighted = _cross_field(
-        np.maximum.reduceat(bests, starts, axis=0),
-        weight_of[fields],
-        doc_starts,
-        float(weight_of.max()),
-    )
-    best_raw = np.maximum(best_raw, cross_raw)
-    cross_counts = round_scores(cross_raw) > 0.0
-    best_weighted = np.maximum(best_weighted, np.where(cross_counts, cross_weighted, -1.0))
+    if count > 1:  # one term: the value holding its best scores (b*0.85)/0.95 of this
+        cross_raw, cross_weighted = _cross_field(
+            np.maximum.reduceat(bests, starts, axis=0),
+            weight_of[fields],
+            doc_starts,
+            float(weight_of.max()),
+        )
+        best_raw = np.maximum(best_raw, cross_raw)
+        cross_counts = round_scores(cross_raw) > 0.0
+        best_weighted = np.maximum(best_weighted, np.where(cross_counts, cross_weighted, -1.0))
     record_docs = field_docs[doc_starts]
     keep = (
         allowed[record_docs]
