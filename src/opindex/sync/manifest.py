@@ -98,11 +98,11 @@ async def list_recent(session: SyncSession, mark: datetime) -> RecentPages | Non
             if began is None or mark > began:
                 return None  # a mark ahead of the server's clock shows nothing reliably
             total = page.total if total is None else total
-            dates = [wp.updated_at for wp in page.elements]
-            if total is None or any(date is None for date in dates):
+            dated = {wp.id: wp.updated_at for wp in page.elements if wp.updated_at is not None}
+            if total is None or len(dated) < len(page.elements):
                 return None
-            versions.update((wp.id, wp.updated_at) for wp in page.elements if wp.updated_at)
-            if not dates or min(date for date in dates if date is not None) < mark:
+            versions.update(dated)
+            if not dated or min(dated.values()) < mark:
                 break
     return None if total is None else RecentPages(versions, total, began)
 
