@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from opindex.search.coverage import holders, terms_needed
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 
 IntArray = npt.NDArray[np.int64]
@@ -94,8 +95,8 @@ def expand_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
     return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
 
 
-def gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
-    """The values holding any of the term's tokens, each with that token's score."""
+def _located(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
+    """Where the term's tokens that *table* holds are in its postings, and their scores."""
     # searchsorted would cast the whole (int32) posting list to the ids' int64 each time:
     # look up narrowed ids instead (clipped: an id beyond int32 then fails the check below)
     narrow = np.iinfo(table.posting_tokens.dtype)
@@ -104,11 +105,20 @@ def gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
     inside = at < len(table.posting_tokens)
     found = np.zeros(len(term.ids), dtype=bool)
     found[inside] = table.posting_tokens[at[inside]] == term.ids[inside]
-    at, scores = at[found], term.scores[found]
+    return at[found], term.scores[found]
+
+
+def _postings(table: ValueTable, at: IntArray, scores: FloatArray) -> tuple[IntArray, FloatArray]:
+    """The values holding the tokens at posting positions *at*, each with its token's score."""
     starts = table.posting_start[at].astype(np.int64)  # stored narrow and unsigned
     lengths = table.posting_start[at + 1].astype(np.int64) - starts
     positions = expand_ranges(starts, lengths)
     return table.posting_values[positions].astype(np.int64), np.repeat(scores, lengths)
+
+
+def gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
+    """The values holding any of the term's tokens, each with that token's score."""
+    return _postings(table, *_located(table, term))
 
 
 def _group_starts(keys: IntArray) -> IntArray:
@@ -118,17 +128,12 @@ def _group_starts(keys: IntArray) -> IntArray:
     return np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
 
 
-def _term_bests(table: ValueTable, terms: Sequence[TermMatches]) -> tuple[IntArray, FloatArray]:
-    """The values holding a match of any term, and their best score per term (matrix)."""
-    count = len(terms)
-    keys_parts: list[IntArray] = []
-    score_parts: list[FloatArray] = []
-    for position, term in enumerate(terms):
-        values, scores = gather(table, term)
-        keys_parts.append(values * count + position)
-        score_parts.append(scores)
-    keys = np.concatenate(keys_parts)
-    scores = np.concatenate(score_parts)
+def _term_bests(parts: Sequence[tuple[IntArray, FloatArray]]) -> tuple[IntArray, FloatArray]:
+    """The values holding a match of any term, and their best score per term (matrix);
+    *parts*: per term, the values holding its tokens and those tokens' scores."""
+    count = len(parts)
+    keys = np.concatenate([values * count + position for position, (values, _) in enumerate(parts)])
+    scores = np.concatenate([scores for _, scores in parts])
     order = np.argsort(keys)  # not stable: only the best of each group is kept
     keys, scores = keys[order], scores[order]
     starts = _group_starts(keys)
@@ -250,12 +255,28 @@ def score_table(
     *phrase*: the token ids of the query's tokens (None when one of them is in no
     record). *weights*: per field position. *allowed*: per record, whether it may be
     returned at all (alive, of the kind, inside the filters). When even
-    ``score_bound`` rounds below *min_score* (a query word matching no token), no record
-    can pass and nothing is gathered.
+    ``score_bound`` of the tokens this table holds rounds below *min_score* (a query word
+    matching none of them), no record can pass and nothing is gathered. When a record
+    must hold several of the terms to pass (``coverage``), only the allowed records
+    holding that many, or holding the phrase, are scored.
     """
-    if round_scores(np.array([score_bound(terms, phrase)]))[0] < min_score:
+    located = [_located(table, term) for term in terms]
+    present = [TermMatches(table.posting_tokens[at].astype(np.int64), s) for at, s in located]
+    if round_scores(np.array([score_bound(present, phrase)]))[0] < min_score:
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
-    values, bests = _term_bests(table, terms)
+    parts = [_postings(table, at, scores) for at, scores in located]
+    needed = terms_needed(
+        [float(t.scores.max()) if len(t.scores) else 0.0 for t in present], min_score
+    )
+    with_phrase: IntArray | None = None
+    if needed is None or needed > 1:
+        holding = holders(table.value_doc, [v for v, _ in parts], needed or len(terms) + 1, allowed)
+        if phrase is not None and len(phrase):
+            with_phrase = _phrase_values(table, phrase)
+            phrase_docs = table.value_doc[with_phrase]
+            holding[phrase_docs[allowed[phrase_docs]]] = True
+        parts = [(v[keep], s[keep]) for v, s in parts for keep in (holding[table.value_doc[v]],)]
+    values, bests = _term_bests(parts)
     if not len(values):
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
     count = len(terms)
@@ -265,7 +286,8 @@ def score_table(
     covered = np.count_nonzero(bests, axis=1)
     value_scores = (total / count) * (covered / count) * BASE_SCALE
     if phrase is not None and len(phrase):
-        with_phrase = _phrase_values(table, phrase, values)  # only these can take the bonus
+        if with_phrase is None:  # only these can take the bonus
+            with_phrase = _phrase_values(table, phrase, values)
         rows = np.searchsorted(values, with_phrase)
         inside = rows < len(values)
         inside[inside] = values[rows[inside]] == with_phrase[inside]
