@@ -52,20 +52,37 @@ def terms_needed(bests: Sequence[float], min_score: float) -> int | None:
     return None
 
 
-def holders(
+def phrase_holds_every_term(
+    phrase: npt.NDArray[np.int32], term_ids: Sequence[npt.NDArray[np.int64]]
+) -> bool:
+    """Whether every term matches one of the phrase's tokens (*term_ids*: per term, the
+    token ids scoring above 0): then a value holding the phrase holds every term."""
+    return all(bool(np.isin(phrase, ids).any()) for ids in term_ids)
+
+
+def holders_only(
     value_doc: npt.NDArray[np.int32],
-    term_values: Sequence[npt.NDArray[np.int64]],
+    parts: Sequence[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]],
     needed: int,
     allowed: npt.NDArray[np.bool_],
-) -> npt.NDArray[np.bool_]:
-    """Per record, whether it is allowed and holds matches of at least *needed* of the
-    terms (*term_values*: per term, the values holding one of its tokens)."""
+    also: npt.NDArray[np.int32] | None = None,
+) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
+    """*parts* (per term: the values holding its tokens, with their scores) narrowed to
+    the allowed records holding matches of at least *needed* of the terms, or among the
+    records *also*."""
+    owners = [value_doc[values] for values, _ in parts]
     counts = np.zeros(len(allowed), dtype=np.uint16)
-    for values in term_values:
-        if not len(values):
-            continue
-        seen = np.zeros(len(allowed), dtype=bool)
-        seen[value_doc[values]] = True
-        counts += seen
-    held: npt.NDArray[np.bool_] = (counts >= needed) & allowed
-    return held
+    for docs in owners:
+        if len(docs):
+            seen = np.zeros(len(allowed), dtype=bool)
+            seen[docs] = True
+            counts += seen
+    held = counts >= needed
+    if also is not None:
+        held[also] = True
+    held &= allowed
+    narrowed: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
+    for (values, scores), docs in zip(parts, owners, strict=True):
+        keep = held[docs]
+        narrowed.append((values[keep], scores[keep]))
+    return narrowed

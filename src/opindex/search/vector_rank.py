@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.coverage import holders, terms_needed
+from opindex.search.coverage import holders_only, phrase_holds_every_term, terms_needed
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 
 IntArray = npt.NDArray[np.int64]
@@ -154,14 +154,15 @@ def _phrase_values(
 ) -> IntArray:
     """Values holding the token ids of *phrase* consecutively (ascending); only those of
     *among* (ascending) when given, when it is shorter than every token's posting list."""
-    lists: list[npt.NDArray[np.int32]] = []
-    for token in np.unique(phrase).tolist():
-        at = int(np.searchsorted(table.posting_tokens, token))
-        if at == len(table.posting_tokens) or int(table.posting_tokens[at]) != token:
-            return np.zeros(0, dtype=np.int64)
-        lists.append(table.posting_values[table.posting_start[at] : table.posting_start[at + 1]])
-    if not lists:
+    tokens = np.unique(phrase).astype(table.posting_tokens.dtype)  # a scalar would cast
+    at = np.searchsorted(table.posting_tokens, tokens)  # the whole posting list each time
+    if not len(tokens) or (at >= len(table.posting_tokens)).any():
         return np.zeros(0, dtype=np.int64)
+    if (table.posting_tokens[at] != tokens).any():
+        return np.zeros(0, dtype=np.int64)
+    starts = table.posting_start[at].tolist()
+    stops = table.posting_start[at + 1].tolist()
+    lists = [table.posting_values[start:stop] for start, stop in zip(starts, stops, strict=True)]
     lists.sort(key=len)
     if among is not None and len(among) < len(lists[0]):
         lists.insert(0, among.astype(lists[0].dtype))  # value positions: int32 as stored
@@ -270,12 +271,17 @@ def score_table(
     )
     with_phrase: IntArray | None = None
     if needed is None or needed > 1:
-        holding = holders(table.value_doc, [v for v, _ in parts], needed or len(terms) + 1, allowed)
-        if phrase is not None and len(phrase):
+        also = None  # the records holding the phrase, unless they hold every term anyway
+        if (
+            phrase is not None
+            and len(phrase)
+            and not (
+                needed is not None and phrase_holds_every_term(phrase, [t.ids for t in present])
+            )
+        ):
             with_phrase = _phrase_values(table, phrase)
-            phrase_docs = table.value_doc[with_phrase]
-            holding[phrase_docs[allowed[phrase_docs]]] = True
-        parts = [(v[keep], s[keep]) for v, s in parts for keep in (holding[table.value_doc[v]],)]
+            also = table.value_doc[with_phrase]
+        parts = holders_only(table.value_doc, parts, needed or len(terms) + 1, allowed, also)
     values, bests = _term_bests(parts)
     if not len(values):
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
