@@ -1,16 +1,18 @@
-"""How many query terms a record must hold to pass the gate, and which records hold that many.
+"""The records of a segment whose score can still reach the gate, before any is scored.
 
 A value's score is ``(sum of best per term / n) * (covered / n) * BASE_SCALE`` (plus the
 phrase bonus), a cross-field score that times ``SPREAD_SCALE`` < 1, where *covered*
-counts the terms matched (in the value, or anywhere in the record). With each term at its
-best score in a segment, the score of a record holding matches of only *c* distinct terms
-is therefore bounded by the same formula over the *c* largest bests. When that bound
-rounds below ``min_score`` for every *c* < *k*, no record holding fewer than *k* of the
-terms can pass, whatever its values (except through the phrase bonus, whose values are
-kept apart): ``vector_rank.score_table`` then scores only the records holding *k* terms,
-which leaves its result unchanged and ``total`` exact.
+counts the terms matched (in the value, or anywhere in the record). Each operation is
+monotone, so with each term at its best score over the record's tokens, and *covered*
+the number of terms the record matches anywhere, the same formula bounds every value,
+field and cross-field score of the record. ``within_reach`` computes that bound for every
+record holding a match (its per-term bests by ``np.maximum.at``) and keeps only the
+records whose bound can round to ``min_score`` (with the phrase bonus where a record may
+hold the phrase): the records left out cannot pass the gate, so ``vector_rank.score_table``
+scores only the others, its result unchanged and ``total`` still exact.
 
-With the default gate (0.35) two terms need both, three need two, four need three.
+With the default gate (0.35) and exact words, two terms need both, three need two, four
+need three; fuzzy matches score less and need more.
 """
 
 from __future__ import annotations
@@ -20,24 +22,29 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.match import BASE_SCALE
+from opindex.search.match import BASE_SCALE, PHRASE_BONUS
 
-SLACK = 1e-9
-"""Added to each bound before rounding: far above the floating-point error of a value
-score's few operations, so the bound is never below a score it must cover (a larger bound
-only keeps more records)."""
+ROUNDING_MARGIN = 0.005 + 1e-6
+"""A score rounds to two decimals at *m* or above only from ``m - 0.005`` on; the 1e-6
+covers the floating-point error of a score's few operations (keeping a record too many
+costs only its scoring)."""
+
+Parts = list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]
 
 
-def _rounded(score: float) -> float:
-    """``round_score``: clamped to [0, 1], two decimals."""
-    return round(min(1.0, max(0.0, score)), 2)
+def phrase_holds_every_term(
+    phrase: npt.NDArray[np.int32], term_ids: Sequence[npt.NDArray[np.int64]]
+) -> bool:
+    """Whether every term matches one of the phrase's tokens (*term_ids*: per term, the
+    token ids scoring above 0): then a value holding the phrase matches every term."""
+    return all(bool(np.isin(phrase, ids).any()) for ids in term_ids)
 
 
 def terms_needed(bests: Sequence[float], min_score: float) -> int | None:
-    """The fewest distinct terms a record must hold for a score (without the phrase
-    bonus) that rounds to *min_score* or more; None when even every term cannot.
+    """The fewest distinct terms a record must match for a score (without the phrase
+    bonus) that can round to *min_score*; None when even every term cannot.
 
-    *bests*: each term's best score over the tokens a segment holds (0: no match there).
+    *bests*: each term's best score over the tokens a segment holds (0: none there).
     """
     count = len(bests)
     ordered = sorted(bests, reverse=True)
@@ -46,43 +53,62 @@ def terms_needed(bests: Sequence[float], min_score: float) -> int | None:
         if ordered[covered - 1] <= 0.0:
             return None  # the remaining terms match nothing here
         total += ordered[covered - 1]
-        bound = (total / count) * (covered / count) * BASE_SCALE
-        if _rounded(bound + SLACK) >= min_score:
+        if (total / count) * (covered / count) * BASE_SCALE >= min_score - ROUNDING_MARGIN:
             return covered
     return None
 
 
-def phrase_holds_every_term(
-    phrase: npt.NDArray[np.int32], term_ids: Sequence[npt.NDArray[np.int64]]
-) -> bool:
-    """Whether every term matches one of the phrase's tokens (*term_ids*: per term, the
-    token ids scoring above 0): then a value holding the phrase holds every term."""
-    return all(bool(np.isin(phrase, ids).any()) for ids in term_ids)
-
-
-def holders_only(
+def within_reach(
     value_doc: npt.NDArray[np.int32],
     parts: Sequence[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]],
-    needed: int,
     allowed: npt.NDArray[np.bool_],
-    also: npt.NDArray[np.int32] | None = None,
-) -> list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]]:
+    min_score: float,
+    phrased: bool | npt.NDArray[np.int32],
+) -> Parts:
     """*parts* (per term: the values holding its tokens, with their scores) narrowed to
-    the allowed records holding matches of at least *needed* of the terms, or among the
-    records *also*."""
+    the allowed records whose score bound can round to *min_score*.
+
+    *phrased*: True when a value holding the phrase matches every term (the bonus is then
+    added to the bound of the records matching every term), the records holding the
+    phrase (kept whatever their bound), or False without a phrase.
+
+    In two steps, the first cheap: the records matching enough terms at all
+    (``terms_needed``, counted over the whole segment), then the bound of those.
+    """
+    count = len(parts)
+    bests = [float(scores.max()) if len(scores) else 0.0 for _, scores in parts]
+    needed = terms_needed(bests, min_score)
+    if needed is None:  # only the phrase can lift a record to the gate
+        needed = count if phrased is True else count + 1
     owners = [value_doc[values] for values, _ in parts]
-    counts = np.zeros(len(allowed), dtype=np.uint16)
+    matched = np.zeros(len(allowed), dtype=np.uint16)
     for docs in owners:
         if len(docs):
             seen = np.zeros(len(allowed), dtype=bool)
             seen[docs] = True
-            counts += seen
-    held = counts >= needed
-    if also is not None:
-        held[also] = True
+            matched += seen
+    held = matched >= needed
+    forced = None if isinstance(phrased, bool) else phrased
+    if forced is not None:
+        held[forced] = True
     held &= allowed
-    narrowed: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = []
+    records = np.flatnonzero(held)  # the bound, for these only
+    total = np.zeros(len(records), dtype=np.float64)
+    covered = np.zeros(len(records), dtype=np.int64)
+    kept: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]] = []
     for (values, scores), docs in zip(parts, owners, strict=True):
-        keep = held[docs]
-        narrowed.append((values[keep], scores[keep]))
-    return narrowed
+        inside = held[docs]
+        slot = np.searchsorted(records, docs[inside])
+        best = np.zeros(len(records), dtype=np.float64)
+        np.maximum.at(best, slot, scores[inside])
+        total += best
+        covered += best > 0.0
+        kept.append((values[inside], scores[inside], slot))
+    bound = (total / count) * (covered / count) * BASE_SCALE
+    if phrased is True:
+        every = covered == count
+        bound[every] = np.minimum(1.0, bound[every] + PHRASE_BONUS)
+    reach = bound >= min_score - ROUNDING_MARGIN
+    if forced is not None:
+        reach[np.searchsorted(records, forced[allowed[forced]])] = True
+    return [(values[reach[slot]], scores[reach[slot]]) for values, scores, slot in kept]

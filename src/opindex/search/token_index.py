@@ -116,6 +116,11 @@ def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     }
 
 
+PREFIX_FROM_PLAIN = 3
+"""From this length a word starting a token scores above 0 under the plain rules
+(``score_token``'s prefix rule), so a wildcard's matches are among the plain ones."""
+
+
 class TokenIndex:
     """The tokens of one vocabulary slice, with ids ``base .. base + size - 1``.
 
@@ -254,13 +259,20 @@ class TokenIndex:
             if cached is not None:
                 self._cache.move_to_end(alternative)
                 return cached
-        ruled, near, distances = self._candidates(alternative.token, alternative.prefix)
-        local = np.concatenate([ruled, near.astype(np.int32)])
-        # the edit rule's score, as score_token and batch_scores compute it
-        edit_scores = 1.0 - (distances / len(alternative.token)) * EDIT_PENALTY
-        scores = np.concatenate([self._scores(alternative, ruled), edit_scores])
-        order = np.argsort(local, kind="stable")
-        local, scores = local[order], scores[order]
+        if alternative.prefix and len(alternative.token) >= PREFIX_FROM_PLAIN:
+            # a token the wildcard accepts starts with the word (the plain rules give it
+            # 0.9) or passes a plain rule: the plain matches hold every one, rescored
+            plain, _ = self.matches(Alternative(alternative.token))
+            local = (plain - self.base).astype(np.int32)
+            scores = self._scores(alternative, local)
+        else:
+            ruled, near, distances = self._candidates(alternative.token, alternative.prefix)
+            local = np.concatenate([ruled, near.astype(np.int32)])
+            # the edit rule's score, as score_token and batch_scores compute it
+            edit_scores = 1.0 - (distances / len(alternative.token)) * EDIT_PENALTY
+            scores = np.concatenate([self._scores(alternative, ruled), edit_scores])
+            order = np.argsort(local, kind="stable")
+            local, scores = local[order], scores[order]
         positive = scores > 0.0
         found = (local[positive].astype(np.int64) + self.base, scores[positive])
         with self._lock:

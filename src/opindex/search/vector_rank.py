@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.coverage import holders_only, phrase_holds_every_term, terms_needed
+from opindex.search.coverage import phrase_holds_every_term, within_reach
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 
 IntArray = npt.NDArray[np.int64]
@@ -257,31 +257,24 @@ def score_table(
     record). *weights*: per field position. *allowed*: per record, whether it may be
     returned at all (alive, of the kind, inside the filters). When even
     ``score_bound`` of the tokens this table holds rounds below *min_score* (a query word
-    matching none of them), no record can pass and nothing is gathered. When a record
-    must hold several of the terms to pass (``coverage``), only the allowed records
-    holding that many, or holding the phrase, are scored.
+    matching none of them), no record can pass and nothing is gathered. With several
+    terms, only the allowed records whose score bound can reach the gate
+    (``coverage.within_reach``) are scored.
     """
     located = [_located(table, term) for term in terms]
     present = [TermMatches(table.posting_tokens[at].astype(np.int64), s) for at, s in located]
     if round_scores(np.array([score_bound(present, phrase)]))[0] < min_score:
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
     parts = [_postings(table, at, scores) for at, scores in located]
-    needed = terms_needed(
-        [float(t.scores.max()) if len(t.scores) else 0.0 for t in present], min_score
-    )
     with_phrase: IntArray | None = None
-    if needed is None or needed > 1:
-        also = None  # the records holding the phrase, unless they hold every term anyway
-        if (
-            phrase is not None
-            and len(phrase)
-            and not (
-                needed is not None and phrase_holds_every_term(phrase, [t.ids for t in present])
-            )
-        ):
-            with_phrase = _phrase_values(table, phrase)
-            also = table.value_doc[with_phrase]
-        parts = holders_only(table.value_doc, parts, needed or len(terms) + 1, allowed, also)
+    if len(terms) > 1:  # score only the records that can reach the gate (``coverage``)
+        phrased: bool | npt.NDArray[np.int32] = False
+        if phrase is not None and len(phrase):
+            phrased = phrase_holds_every_term(phrase, [t.ids for t in present])
+            if not phrased:
+                with_phrase = _phrase_values(table, phrase)
+                phrased = table.value_doc[with_phrase]
+        parts = within_reach(table.value_doc, parts, allowed, min_score, phrased)
     values, bests = _term_bests(parts)
     if not len(values):
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
