@@ -3,10 +3,13 @@
 python scripts/eval_envelopes.py --out bench-results/envelopes-new.jsonl
 PYTHONPATH=<old checkout>/src python scripts/eval_envelopes.py --out .../envelopes-old.jsonl
 python scripts/eval_envelopes.py --compare old.jsonl new.jsonl
+python scripts/eval_envelopes.py --index <tenant>/index --query-file Q --corpus C --out E
 
 A generated corpus (``--work-packages``) is synced in process by the real syncer (cached
 under bench-results/, keyed by the source code, so two versions build their own
-tenants); its mixed known-item queries, plus the same queries restricted by a project
+tenants), or ``--index`` names an existing tenant's index (a benchmark's cached Zipf
+tenant) with ``--query-file`` (the known-item queries generated for ``--corpus``); its
+mixed known-item queries, plus the same queries restricted by a project
 and by open status, are answered by the index path with relaxation, and each response
 envelope is written with a fixed freshness (so only the answer differs). ``--compare``
 prints how many envelopes are byte-identical and the first differences.
@@ -21,7 +24,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample
+from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample, read_queries
 from evallib.corpus_view import corpus_items, load_corpus
 from evallib.results_io import RESULTS
 from evallib.tenant_data import ensure_tenant
@@ -48,12 +51,16 @@ def _requests(queries: list[Any]) -> list[SearchRequest]:
 
 
 def write(work_packages: int, seed: int, count: int, out: Path) -> int:
-    """Write the envelopes; returns how many."""
+    """Write the envelopes of a synced generated corpus; returns how many."""
     corpus = ensure_corpus(work_packages, seed, RESULTS)
     items = corpus_items(load_corpus(corpus))
     _, queries = ensure_queries(corpus, items, 1, 40, RESULTS)
     tenant = ensure_tenant(corpus, RESULTS / "tenants")
-    index = TenantIndex(tenant.data_dir / tenant.tenant / "index")
+    return write_from(TenantIndex(tenant.data_dir / tenant.tenant / "index"), queries, count, out)
+
+
+def write_from(index: TenantIndex, queries: list[Any], count: int, out: Path) -> int:
+    """Write the envelopes of *queries* answered from *index*; returns how many."""
     lines: list[str] = []
     for request in _requests(mixed_sample(queries, count)):
         answer = index_answer(index, request, parse_query(request.query, request.match_mode), {})
@@ -93,12 +100,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS / "envelopes.jsonl")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("OLD", "NEW"))
     parser.add_argument("--show", type=int, default=20, help="differences to print")
+    parser.add_argument("--index", type=Path, help="an existing tenant's index directory")
+    parser.add_argument("--query-file", type=Path, help="known-item queries (with --index)")
+    parser.add_argument("--corpus", type=Path, help="the corpus the queries were made for")
     args = parser.parse_args(argv)
     if args.compare:
         old, new = args.compare
         compare(old, new, args.show)
         return 0
-    written = write(args.work_packages, args.seed, args.queries, args.out)
+    if args.index:
+        if not (args.query_file and args.corpus):
+            parser.error("--index needs --query-file and --corpus")
+        queries = read_queries(args.query_file, args.corpus)
+        written = write_from(TenantIndex(args.index), queries, args.queries, args.out)
+    else:
+        written = write(args.work_packages, args.seed, args.queries, args.out)
     print(f"{written} envelopes written to {args.out}")
     return 0
 
