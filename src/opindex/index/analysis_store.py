@@ -10,8 +10,8 @@ only; no text is tokenized again). ``manifest.json`` (replaced atomically after 
 Tantivy commit) lists the files with their checksums and the Tantivy opstamp it matches.
 
 A search scores the query's tokens against the vocabulary once (``TokenIndex``), then
-every record holding a matching token (``score_table``): ``total`` is exact and no
-candidate window or cap exists.
+every record holding a matching token whose score can still reach the gate
+(``score_table``, ``coverage``): ``total`` is exact and no candidate window or cap exists.
 """
 
 from __future__ import annotations
