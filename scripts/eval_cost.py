@@ -112,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         largest = sizes[-1]
         slow_ids = [entry["qid"] for entry in largest["slowest_index_queries"]]
         slow = [q for q in last_sample if q.qid in slow_ids][: args.profile]
-        profile = profile_index_path(last_tenant, slow)
+        warm = [q for q in last_sample if q.qid not in slow_ids][:10]
+        profile = profile_index_path(last_tenant, slow, warm=warm)
         profile["size"] = largest["label"]
     result = {
         "benchmark": "cost",
