@@ -176,3 +176,21 @@ async def test_server_variants(
     assert ("text" in page.document.fields) is text
     if options["meetings_api"] == "17.4":
         assert "outcome_notes" not in meeting.document.fields
+
+
+def test_a_full_sync_of_several_checkpoints_ends_with_one_segment(
+    shared_corpus: dict[str, Any], tmp_path: Path
+) -> None:
+    """Each checkpoint commits a segment; the full sync compacts them before publishing
+    (DECISIONS D140), and the index still holds exactly what the account sees."""
+    with running_sandbox(shared_corpus) as sandbox:
+        report = asyncio.run(
+            sync_tenant(make_tenant(sandbox, ADMIN_KEY), tmp_path, checkpoint_records=2)
+        )
+    with TenantIndex(index_directory(tmp_path, "acme")) as index:
+        stats = index.stats()
+    assert stats.segments == 1
+    assert stats.opstamp == report.opstamp
+    user = user_of(shared_corpus, ADMIN_KEY)
+    for kind in ("work_package", "wiki_page", "meeting"):
+        assert set(indexed_ids(tmp_path, "acme", kind)) == expected_ids(shared_corpus, user, kind)
