@@ -11,9 +11,16 @@ analysis file its own tables, so a server holding many tenants pays for each of 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Final
 
+import tantivy
+
+from opindex.index import schema as s
+from opindex.index.generation_index import Snapshot, tantivy_errors
+from opindex.index.index_filters import kind_query
 from opindex.index.tenant_index import TenantIndex
+from opindex.records import Record
 from opindex.search import KINDS
 
 COMPACT_BATCH: Final = 1000
@@ -29,15 +36,39 @@ def compacted(index: TenantIndex, batch: int = COMPACT_BATCH) -> TenantIndex | N
     copy is discarded and the error raised."""
     if index.stats().segments <= 1:
         return None
+    snap = index._snapshot()  # one searcher for the whole copy: the commit it names
     copy = TenantIndex.create_generation(index.directory)
     try:
         for kind in KINDS:
-            ids = index.all_ids(kind)
-            for start in range(0, len(ids), batch):
-                chunk = (index.get(kind, record_id) for record_id in ids[start : start + batch])
-                copy.upsert(record for record in chunk if record is not None)
+            for records in _batches(snap, kind, batch):
+                copy.upsert(records)
         copy.commit()
     except BaseException:
         copy.discard()
         raise
     return copy
+
+
+def _batches(snap: Snapshot, kind: str, batch: int) -> Iterator[list[Record]]:
+    """The records of *kind* in *snap*, *batch* at a time in ascending id order: each batch
+    is a search for the ids above the last one read, so what is held stays bounded."""
+    schema = snap.generation.schema
+    after: int | None = None
+    while True:
+        query = kind_query(schema, kind)
+        if after is not None:
+            above = tantivy.Query.range_query(
+                schema, s.ID, tantivy.FieldType.Integer, lower_bound=after + 1, upper_bound=None
+            )
+            query = tantivy.Query.boolean_query(
+                [(tantivy.Occur.Must, query), (tantivy.Occur.Must, above)]
+            )
+        with tantivy_errors(snap.generation.path, "read"):
+            hits = snap.searcher.search(
+                query, batch, order_by_field=s.ID, order=tantivy.Order.Asc
+            ).hits
+            records = [snap.record(address) for _, address in hits]
+        if not records:
+            return
+        yield records
+        after = records[-1].id
