@@ -160,6 +160,17 @@ def test_record_cache_never_serves_stale_records(index: TenantIndex) -> None:
     ]
 
 
+def test_a_tenant_keeps_at_most_32_decoded_records(index: TenantIndex) -> None:
+    """A search decodes only the records it returns; 32 cover a page and what follows it
+    (DECISIONS D141): reading 40 keeps the 32 read last."""
+    index.upsert(work_package(n, f"budget {n}") for n in range(1, 41))
+    index.commit()
+    for n in range(1, 41):
+        assert index.get("work_package", n) is not None
+    cached = index._snapshot().records._records  # (segment, doc) -> decoded record
+    assert sorted(record.id for record in cached.values()) == list(range(9, 41))
+
+
 def test_vocabulary_extends_and_folds_incrementally() -> None:
     plain = Vocabulary(["alpha", "beta"])
     grown = plain.extended(["STRASSE".lower(), "straße", "gamma"])

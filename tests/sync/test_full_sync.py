@@ -14,9 +14,10 @@ from tests.support.corpora import WIKI_IDS, expected_ids, sample_corpus, user_of
 from tests.support.sandbox import ADMIN_KEY, MEMBER_KEY, OUTSIDER_KEY, running_sandbox
 from tests.sync.conftest import indexed_ids
 
+from opindex.errors import IndexUnavailableError
 from opindex.index import TenantIndex
 from opindex.state import StateStore
-from opindex.sync import SyncReport, index_directory, sync_tenant
+from opindex.sync import SyncReport, index_directory, run_end, sync_tenant
 
 KEYS = (MEMBER_KEY, OUTSIDER_KEY, ADMIN_KEY)
 Synced = dict[str, tuple[Path, SyncReport]]
@@ -176,3 +177,43 @@ async def test_server_variants(
     assert ("text" in page.document.fields) is text
     if options["meetings_api"] == "17.4":
         assert "outcome_notes" not in meeting.document.fields
+
+
+def test_a_full_sync_of_several_checkpoints_ends_with_one_segment(
+    shared_corpus: dict[str, Any], tmp_path: Path
+) -> None:
+    """Each checkpoint commits a segment; the full sync compacts them before publishing
+    (DECISIONS D140), and the index still holds exactly what the account sees."""
+    with running_sandbox(shared_corpus) as sandbox:
+        report = asyncio.run(
+            sync_tenant(make_tenant(sandbox, ADMIN_KEY), tmp_path, checkpoint_records=2)
+        )
+    with TenantIndex(index_directory(tmp_path, "acme")) as index:
+        stats = index.stats()
+    assert stats.segments == 1
+    assert stats.opstamp == report.opstamp
+    user = user_of(shared_corpus, ADMIN_KEY)
+    for kind in ("work_package", "wiki_page", "meeting"):
+        assert set(indexed_ids(tmp_path, "acme", kind)) == expected_ids(shared_corpus, user, kind)
+
+
+def test_a_compaction_that_fails_publishes_the_checkpointed_generation(
+    shared_corpus: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def full_disk(index: TenantIndex) -> TenantIndex:
+        raise IndexUnavailableError("no space left on device")
+
+    monkeypatch.setattr(run_end, "compacted", full_disk)
+    with running_sandbox(shared_corpus) as sandbox:
+        report = asyncio.run(
+            sync_tenant(make_tenant(sandbox, ADMIN_KEY), tmp_path, checkpoint_records=2)
+        )
+    directory = index_directory(tmp_path, "acme")
+    with TenantIndex(directory) as index:
+        stats = index.stats()
+    assert stats.segments > 1 and stats.opstamp == report.opstamp
+    assert directory.generations() == [report.generation]
+    user = user_of(shared_corpus, ADMIN_KEY)
+    assert set(indexed_ids(tmp_path, "acme", "work_package")) == expected_ids(
+        shared_corpus, user, "work_package"
+    )

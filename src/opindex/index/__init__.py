@@ -3,6 +3,7 @@
 from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
 from opindex.index.candidates import CandidateList
 from opindex.index.checksums import Pace, mark_damaged, recorded_damage, verify_generation
+from opindex.index.compaction import compacted
 from opindex.index.generations import IndexDirectory, full_disk_note, generation_number
 from opindex.index.index_filters import NO_FILTERS, IndexFilters, StatusSelection
 from opindex.index.record_codec import updated_timestamp
@@ -24,6 +25,7 @@ __all__ = [
     "StatusSelection",
     "TenantIndex",
     "Vocabulary",
+    "compacted",
     "full_disk_note",
     "generation_number",
     "mark_damaged",
