@@ -85,15 +85,9 @@ def to_tantivy(record: Record, rows: Rows | None = None) -> tuple[tantivy.Docume
     out.add_text(s.KEY, record_key(doc.kind, doc.id))
     out.add_text(s.KIND, doc.kind)
     out.add_integer(s.ID, doc.id)
-    names = s.KIND_FIELDS[doc.kind]
-    per_field: dict[int, list[str]] = {}
-    for position, tokens in analyse(record) if rows is None else rows:
-        per_field.setdefault(position, []).extend(_cut(tokens))
     every_token: list[str] = []
-    for position, tokens in per_field.items():
-        if tokens:
-            out.add_text(s.text_field_name(names[position]), " ".join(tokens))
-            every_token.extend(tokens)
+    for _, tokens in analyse(record) if rows is None else rows:
+        every_token.extend(_cut(tokens))
     if every_token:
         out.add_text(s.ALL, " ".join(every_token))
     out.add_bytes(s.RECORD, encode(record))
