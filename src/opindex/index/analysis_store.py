@@ -60,8 +60,6 @@ FORMAT: Final = 2  # 2: token ids past 16 bits packed in three bytes (DECISIONS 
 MAX_SEGMENTS: Final = 8
 TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable))
 """The arrays of a segment's ValueTable, stored under their field names."""
-PACKED_ARRAYS: Final = ("tokens", "posting_values")
-"""The ValueTable arrays a segment may hold packed in three bytes a value (D138)."""
 
 Rows = list[tuple[int, list[str]]]
 """A record's analysed values: (field position, tokens) field by field."""
@@ -150,7 +148,7 @@ class _Files:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
                 text = mapped.array("text")
                 joined = text.tobytes().decode("utf-8")
-                stored = {name: mapped.column(name) for name in INDEX_ARRAYS if mapped.has(name)}
+                stored = {name: mapped.array(name) for name in INDEX_ARRAYS if mapped.has(name)}
                 arrays = stored if len(stored) == len(INDEX_ARRAYS) else None
                 # ASCII: the mapped UTF-8 bytes are the code points, one byte each
                 codes = text if len(text) == len(joined) else None
@@ -164,7 +162,7 @@ class _Files:
             if found is None:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
                 arrays: dict[str, Any] = {name: mapped.column(name) for name in TABLE_ARRAYS}
-                table = ValueTable(**arrays)  # see PACKED_ARRAYS
+                table = ValueTable(**arrays)  # tokens may be packed (DECISIONS D138)
                 columns = {name: mapped.array(name) for name in FILTER_COLUMNS}
                 found = KindSegment(mapped.array("ids"), mapped.array("deleted"), columns, table)
                 self._segments[entry["name"]] = found

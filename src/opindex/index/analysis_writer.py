@@ -20,7 +20,6 @@ from opindex.errors import IndexUnavailableError
 from opindex.index.analysis_segment import Column, write_arrays
 from opindex.index.analysis_store import (
     MAX_SEGMENTS,
-    PACKED_ARRAYS,
     TABLE_ARRAYS,
     AnalysisStore,
     KindSegment,
@@ -155,10 +154,9 @@ class AnalysisWriter:
 def _vocabulary_arrays(text: bytes) -> dict[str, Any]:
     """A vocabulary slice as stored: its text and its trigram index (built once here);
     token starts and lengths in the narrowest unsigned type that holds them."""
-    arrays: dict[str, Column] = dict(index_arrays(text.decode("utf-8")))
+    arrays = index_arrays(text.decode("utf-8"))
     for name in ("starts", "lengths"):
-        arrays[name] = _narrow(np.asarray(arrays[name]))
-    arrays["postings"] = _packed(np.asarray(arrays["postings"]))
+        arrays[name] = _narrow(arrays[name])
     return {"text": np.frombuffer(text, dtype=np.uint8), **arrays}
 
 
@@ -204,17 +202,10 @@ def _table_arrays(table: ValueTable) -> dict[str, Column]:
     that holds them (about half the bytes of int32/int64 on a small tenant); token ids
     past 16 bits in three bytes each (DECISIONS D138)."""
     arrays: dict[str, Column] = {name: _narrow(getattr(table, name)) for name in TABLE_ARRAYS}
-    for name in PACKED_ARRAYS:
-        arrays[name] = _packed(np.asarray(getattr(table, name)))
+    tokens = _narrow(np.asarray(table.tokens))
+    if tokens.dtype == np.uint32 and int(tokens.max()) < PACKED_LIMIT:
+        arrays["tokens"] = Packed24.of(tokens)
     return arrays
-
-
-def _packed(array: npt.NDArray[Any]) -> Column:
-    """*array* narrowed, and packed in three bytes a value when it needs 17 to 24 bits."""
-    narrow = _narrow(array)
-    if narrow.dtype == np.uint32 and int(narrow.max()) < PACKED_LIMIT:
-        return Packed24.of(narrow)
-    return narrow
 
 
 def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:

@@ -32,7 +32,6 @@ import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from opindex.search.packed import Packed24
 from opindex.search.query import Alternative, Term, alternative_score
 from opindex.search.score import EDIT_PENALTY, SHARED_PREFIX_MIN, edit_budget
 from opindex.search.token_batch import (
@@ -132,7 +131,7 @@ class TokenIndex:
         self,
         joined: str,
         base: int = 0,
-        arrays: Mapping[str, Any] | None = None,
+        arrays: Mapping[str, npt.NDArray[Any]] | None = None,
         codes: npt.NDArray[Any] | None = None,
     ) -> None:
         self.joined = joined
@@ -143,7 +142,7 @@ class TokenIndex:
         self.lengths: npt.NDArray[Any] = built["lengths"]
         self._keys: IntArray = built["keys"]
         self._offsets: IntArray = built["offsets"]
-        self._postings: npt.NDArray[np.int32] | Packed24 = built["postings"]  # stored packed
+        self._postings: npt.NDArray[np.int32] = built["postings"]
         self.size = len(self.starts)
         self._cache: OrderedDict[Alternative, tuple[IntArray, FloatArray]] = OrderedDict()
         self._lock = threading.Lock()
@@ -161,7 +160,7 @@ class TokenIndex:
         starts = self.starts[local].astype(np.int64)
         return code_matrix(self._codes, starts, lengths), lengths
 
-    def _posting(self, key: int) -> npt.NDArray[Any]:
+    def _posting(self, key: int) -> npt.NDArray[np.int32]:
         at = int(np.searchsorted(self._keys, key))
         if at == len(self._keys) or int(self._keys[at]) != key:
             return np.zeros(0, dtype=np.int32)

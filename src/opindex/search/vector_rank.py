@@ -54,9 +54,9 @@ class ValueTable:
     record and field of consecutive values never decrease.
     ``value_doc[v]``: the record position of value v; ``value_field[v]``: its field's
     position in the kind's field list; ``tokens[value_start[v]:value_start[v+1]]``: its
-    token ids in order. ``posting_tokens`` (ascending) with ``posting_start`` and
-    ``posting_values``: for each token id, the values holding it (ascending). A segment
-    file may hold ``tokens`` and ``posting_values`` packed (``Packed24``).
+    token ids in order (a segment file may hold them packed: ``Packed24``).
+    ``posting_tokens`` (ascending) with ``posting_start`` and ``posting_values``: for each
+    token id, the values holding it (ascending).
     """
 
     value_doc: npt.NDArray[np.int32]
@@ -65,7 +65,7 @@ class ValueTable:
     tokens: npt.NDArray[np.int32] | Packed24
     posting_tokens: npt.NDArray[np.int32]
     posting_start: IntArray
-    posting_values: npt.NDArray[np.int32] | Packed24
+    posting_values: npt.NDArray[np.int32]
 
 
 @dataclass(frozen=True, slots=True)
