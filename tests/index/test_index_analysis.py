@@ -170,3 +170,31 @@ def test_token_ids_past_the_narrow_types_are_found_and_merged(tmp_path: Path) ->
         records[record_id] = record
     for text in ("w69999", "late5", "budget w3", "w12"):
         assert _got(index, text) == _expected(records, text), text
+
+
+def _stored_dtypes(segment: Path) -> dict[str, str]:
+    data = segment.read_bytes()
+    length = int.from_bytes(data[8:16], "little")
+    header = json.loads(data[16 : 16 + length])
+    return {name: entry[0] for name, entry in header["arrays"].items()}
+
+
+def test_token_ids_past_16_bits_are_stored_in_three_bytes(tmp_path: Path) -> None:
+    # DECISIONS D138: a segment's token ids past uint16 are packed, 3 bytes each, and a
+    # vocabulary slice keeps its token starts and lengths narrow.
+    index = TenantIndex.create(tmp_path / "index")
+    many = " ".join(f"w{i}" for i in range(70_000))
+    records = {1: work_package(1, "budget", many), 2: work_package(2, "w69999 w3 budget")}
+    index.upsert(records.values())
+    index.commit()
+    root = index.directory.generation_path(index.generation) / DIRECTORY
+    segment = next(root.glob("work_package-*.bin"))
+    assert _stored_dtypes(segment)["tokens"] == "<u3"
+    vocabulary = _stored_dtypes(next(root.glob("vocabulary-*.bin")))
+    assert (vocabulary["starts"], vocabulary["lengths"]) == ("<u4", "<u2")
+    reader = TenantIndex(tmp_path / "index")
+    for text in ('"w69999 w3"', "w69999", '"w68000 w68001"', "w12"):
+        found, scores, _ = reader.ranked(parse_query(text), "work_package", limit=10_000)
+        assert [(r.id, s) for r, s in zip(found, scores, strict=True)] == _expected(
+            records, text
+        ), text

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import random
-from collections import Counter
 
 import tantivy
 from index_fixtures import work_package
@@ -46,51 +44,50 @@ def _random_texts(count: int, seed: int) -> list[str]:
     return ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 60))) for _ in range(count)]
 
 
-def _indexed_terms(index: TenantIndex, record_id: int, vocabulary: list[str]) -> Counter[str]:
-    """Term -> frequency of the description field of one record, read back from Tantivy."""
+def _indexed_terms(index: TenantIndex, record_id: int, vocabulary: list[str]) -> set[str]:
+    """The terms of the ``all`` field of one record, read back from Tantivy (the field
+    keeps which records hold a term, no frequencies: DECISIONS D137)."""
     searcher = index._snapshot().searcher  # the test reads Tantivy directly on purpose
     schema = index._snapshot().generation.schema
-    field = s.text_field_name("description")
     own = tantivy.Query.term_query(schema, s.KEY, f"work_package:{record_id}")
-    found: Counter[str] = Counter()
+    found: set[str] = set()
     for term in vocabulary:
-        term_query = tantivy.Query.term_query(schema, field, term)
+        term_query = tantivy.Query.term_query(schema, s.ALL, term)
         query = tantivy.Query.boolean_query(
             [(tantivy.Occur.Must, own), (tantivy.Occur.Must, term_query)]
         )
-        hits = searcher.search(query, 1).hits
-        if hits:
-            explanation = json.loads(term_query.explain(searcher, hits[0][1]).to_json())
-            found[term] = int(_find_freq(explanation))
+        if searcher.search(query, 1).hits:
+            found.add(term)
     return found
-
-
-def _find_freq(node: dict[str, object]) -> float:
-    if str(node.get("description", "")).startswith("freq, occurrences"):
-        value = node["value"]
-        assert isinstance(value, float | int)
-        return float(value)
-    for child in node.get("details", []) or []:  # type: ignore[union-attr]
-        if isinstance(child, dict):
-            try:
-                return _find_freq(child)
-            except LookupError:
-                continue
-    raise LookupError("no term frequency in explanation")
 
 
 def test_indexed_terms_equal_our_tokens_token_for_token(index: TenantIndex) -> None:
     texts = TRICKY_TEXTS + _random_texts(40, seed=7)
-    index.upsert(work_package(i, "s", text) for i, text in enumerate(texts))
+    index.upsert(work_package(i, "subject", text) for i, text in enumerate(texts))
     index.commit()
-    field = s.text_field_name("description")
     searcher = index._snapshot().searcher
-    vocabulary = [term for term, _ in searcher.terms_with_prefix(field, "")]
+    vocabulary = [term for term, _ in searcher.terms_with_prefix(s.ALL, "")]
 
-    expected_vocabulary = {t for text in texts for t in token_texts(text)}
+    expected_vocabulary = {t for text in texts for t in token_texts(text)} | {"subject"}
     assert set(vocabulary) == expected_vocabulary
     for record_id, text in enumerate(texts):
-        assert _indexed_terms(index, record_id, vocabulary) == Counter(token_texts(text)), text
+        assert _indexed_terms(index, record_id, vocabulary) == {"subject", *token_texts(text)}
+
+
+def test_only_the_all_field_indexes_text() -> None:
+    # Nothing reads per-field text fields or term frequencies (DECISIONS D137).
+    text_fields = [
+        name for name in ("subject", "description", "comments") if _has_field(f"f_{name}")
+    ]
+    assert text_fields == []
+
+
+def _has_field(name: str) -> bool:
+    try:
+        tantivy.Query.term_query(s.build_schema(), name, "x")
+    except ValueError:
+        return False
+    return True
 
 
 def test_all_field_holds_the_union_of_the_fields() -> None:
@@ -108,5 +105,5 @@ def test_a_token_longer_than_tantivy_accepts_is_cut_not_dropped(index: TenantInd
     index.upsert([work_package(1, "s", f"head {huge} tail")])
     index.commit()
     searcher = index._snapshot().searcher
-    terms = {term for term, _ in searcher.terms_with_prefix(s.text_field_name("description"), "")}
-    assert terms == {"head", "b" * s.MAX_TOKEN_CHARS, "tail"}
+    terms = {term for term, _ in searcher.terms_with_prefix(s.ALL, "")}
+    assert terms == {"s", "head", "b" * s.MAX_TOKEN_CHARS, "tail"}

@@ -1,7 +1,8 @@
 """Analysis segment files: named numpy arrays in one immutable, memory-mapped file.
 
 A file is ``MAGIC``, the header's length (8 bytes, little endian), a JSON header naming
-each array's dtype, length and offset, then the arrays, each aligned to 64 bytes. Files
+each array's dtype, length and offset, then the arrays, each aligned to 64 bytes (an id
+array packed in three bytes per value is named ``<u3``: DECISIONS D138). Files
 are written to a temporary name, fsynced and renamed, and never changed afterwards; the
 manifest that lists them records each one's length and SHA-256, checked when a process
 first maps it.
@@ -22,8 +23,9 @@ import numpy.typing as npt
 
 from opindex.errors import IndexDamagedError, IndexUnavailableError
 from opindex.index.checksums import damaged_error
+from opindex.search import PACKED_DTYPE, Packed24, packed_size
 
-MAGIC: Final = b"OPXSEG01"
+MAGIC: Final = b"OPXSEG02"
 _ALIGN: Final = 64
 
 
@@ -41,15 +43,31 @@ class FileCheck:
     sha256: str
 
 
-def write_arrays(
-    path: Path, arrays: dict[str, npt.NDArray[Any]], meta: dict[str, Any]
-) -> FileCheck:
-    """Write *arrays* (1-D) and *meta* to *path* atomically; its length and checksum."""
+Column = npt.NDArray[Any] | Packed24
+"""An array as written: a numpy array (1-D) or packed ids."""
+
+
+def _layout(array: Column) -> tuple[str, int, int]:
+    """The header's dtype, the length and the bytes of *array* as written."""
+    if isinstance(array, Packed24):
+        return PACKED_DTYPE, len(array), packed_size(len(array))
+    return array.dtype.str, int(array.shape[0]), array.nbytes
+
+
+def _bytes(array: Column) -> bytes:
+    if isinstance(array, Packed24):
+        return array.to_bytes()
+    return np.ascontiguousarray(array).tobytes()
+
+
+def write_arrays(path: Path, arrays: dict[str, Column], meta: dict[str, Any]) -> FileCheck:
+    """Write *arrays* and *meta* to *path* atomically; its length and checksum."""
     entries: dict[str, list[Any]] = {}
     offset = 0
     for name, array in arrays.items():
-        entries[name] = [array.dtype.str, int(array.shape[0]), offset]
-        offset += -(-array.nbytes // _ALIGN) * _ALIGN
+        dtype, count, size = _layout(array)
+        entries[name] = [dtype, count, offset]
+        offset += -(-size // _ALIGN) * _ALIGN
     header = json.dumps({"meta": meta, "arrays": entries}).encode("utf-8")
     start = -(-(len(MAGIC) + 8 + len(header)) // _ALIGN) * _ALIGN
     digest = hashlib.sha256()
@@ -64,7 +82,7 @@ def write_arrays(
             prefix = MAGIC + len(header).to_bytes(8, "little") + header
             put(prefix + b"\0" * (start - len(prefix)))
             for array in arrays.values():
-                data = np.ascontiguousarray(array).tobytes()
+                data = _bytes(array)
                 put(data + b"\0" * (-len(data) % _ALIGN))
             handle.flush()
             os.fsync(handle.fileno())
@@ -100,6 +118,7 @@ class ArrayFile:
         except IndexUnavailableError as exc:
             raise _damage(path, "has a malformed header") from exc
         self._data = data
+        self._path = path
 
     @staticmethod
     def _header(data: memoryview, name: str) -> tuple[dict[str, Any], dict[str, Any], int]:
@@ -120,9 +139,21 @@ class ArrayFile:
         return name in self._entries
 
     def array(self, name: str) -> npt.NDArray[Any]:
-        """The array *name* (read-only, backed by the mapping)."""
+        """The array *name* (read-only, backed by the mapping); for packed ids, see
+        ``column``."""
+        found = self.column(name)
+        assert not isinstance(found, Packed24), f"{name} is packed"
+        return found
+
+    def column(self, name: str) -> Column:
+        """The array *name* (read-only, backed by the mapping), packed ids as they are."""
         dtype, count, offset = self._entries[name]
+        packed = dtype == PACKED_DTYPE
         if count == 0:
-            return np.zeros(0, dtype=np.dtype(dtype))
+            return np.zeros(0, dtype=np.uint32 if packed else np.dtype(dtype))
         start = self._start + offset
+        if packed:
+            if start + packed_size(count) > len(self._data):
+                raise _damage(self._path, f"array {name} runs past the end of the file")
+            return Packed24(self._data, count, start)
         return np.frombuffer(self._data, dtype=np.dtype(dtype), count=count, offset=start)

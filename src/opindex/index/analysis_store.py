@@ -56,7 +56,7 @@ from opindex.search import (
 
 DIRECTORY: Final = "analysis"
 MANIFEST: Final = "manifest.json"
-FORMAT: Final = 1
+FORMAT: Final = 2  # 2: token ids past 16 bits packed in three bytes (DECISIONS D138)
 MAX_SEGMENTS: Final = 8
 TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable))
 """The arrays of a segment's ValueTable, stored under their field names."""
@@ -161,7 +161,8 @@ class _Files:
             found = self._segments.get(entry["name"])
             if found is None:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
-                table = ValueTable(*(mapped.array(name) for name in TABLE_ARRAYS))
+                arrays: dict[str, Any] = {name: mapped.column(name) for name in TABLE_ARRAYS}
+                table = ValueTable(**arrays)  # tokens may be packed (DECISIONS D138)
                 columns = {name: mapped.array(name) for name in FILTER_COLUMNS}
                 found = KindSegment(mapped.array("ids"), mapped.array("deleted"), columns, table)
                 self._segments[entry["name"]] = found

@@ -17,7 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from opindex.errors import IndexUnavailableError
-from opindex.index.analysis_segment import write_arrays
+from opindex.index.analysis_segment import Column, write_arrays
 from opindex.index.analysis_store import (
     MAX_SEGMENTS,
     TABLE_ARRAYS,
@@ -30,7 +30,15 @@ from opindex.index.analysis_store import (
     write_manifest,
 )
 from opindex.index.index_filters import FILTER_COLUMNS
-from opindex.search import Kind, ValueTable, expand_ranges, index_arrays, table_from_arrays
+from opindex.search import (
+    PACKED_LIMIT,
+    Kind,
+    Packed24,
+    ValueTable,
+    expand_ranges,
+    index_arrays,
+    table_from_arrays,
+)
 
 IntArray = npt.NDArray[np.int64]
 
@@ -144,11 +152,12 @@ class AnalysisWriter:
 
 
 def _vocabulary_arrays(text: bytes) -> dict[str, Any]:
-    """A vocabulary slice as stored: its text and its trigram index (built once here)."""
-    return {
-        "text": np.frombuffer(text, dtype=np.uint8),
-        **index_arrays(text.decode("utf-8")),
-    }
+    """A vocabulary slice as stored: its text and its trigram index (built once here);
+    token starts and lengths in the narrowest unsigned type that holds them."""
+    arrays = index_arrays(text.decode("utf-8"))
+    for name in ("starts", "lengths"):
+        arrays[name] = _narrow(arrays[name])
+    return {"text": np.frombuffer(text, dtype=np.uint8), **arrays}
 
 
 def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict[str, Any]:
@@ -188,10 +197,15 @@ def _narrow(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return array
 
 
-def _table_arrays(table: ValueTable) -> dict[str, Any]:
+def _table_arrays(table: ValueTable) -> dict[str, Column]:
     """The table's arrays as stored: positions and ids in the narrowest unsigned type
-    that holds them (about half the bytes of int32/int64 on a small tenant)."""
-    return {name: _narrow(getattr(table, name)) for name in TABLE_ARRAYS}
+    that holds them (about half the bytes of int32/int64 on a small tenant); token ids
+    past 16 bits in three bytes each (DECISIONS D138)."""
+    arrays: dict[str, Column] = {name: _narrow(getattr(table, name)) for name in TABLE_ARRAYS}
+    tokens = _narrow(np.asarray(table.tokens))
+    if tokens.dtype == np.uint32 and int(tokens.max()) < PACKED_LIMIT:
+        arrays["tokens"] = Packed24.of(tokens)
+    return arrays
 
 
 def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:

@@ -38,10 +38,10 @@ def compacted(
 ) -> TenantIndex | None:
     """A new, committed, unpublished generation beside *index* holding every record of
     *index*, written in one commit (one segment, unless the writer's heap fills), or None
-    when *index* has one segment or none, or more than *limit* records. The records, their analysis and every search
-    answer are the same; Tantivy's doc addresses and the vocabulary's token numbers are
-    not. Publish it (that removes the older generations) or discard it; on an error the
-    copy is discarded and the error raised."""
+    when *index* has one segment or none, or more than *limit* records. The records,
+    their analysis and every search answer are the same; Tantivy's doc addresses and the
+    vocabulary's token numbers are not. Publish it (that removes the older generations)
+    or discard it; on an error the copy is discarded and the error raised."""
     stats = index.stats()
     if stats.segments <= 1 or stats.documents > limit:
         return None

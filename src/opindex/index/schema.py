@@ -15,7 +15,7 @@ from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the
 # tokenizer are checked on their own (recorded beside the index).
-SCHEMA_VERSION: Final = 4
+SCHEMA_VERSION: Final = 5
 VERSION_FILE: Final = "opindex-index.json"
 
 # Searchable fields per kind: the scorer's field specs are the one source. The list is
@@ -32,7 +32,7 @@ FIELD_WEIGHTS: Final[dict[Kind, dict[str, float]]] = {
 KEY: Final = "key"  # "kind:id", raw: the unique delete/upsert term
 KIND: Final = "kind"
 ID: Final = "id"  # i64: deletes by a u64 term silently do nothing
-ALL: Final = "all"  # every token of every field: one term dictionary for retrieval
+ALL: Final = "all"  # every token of every field: the one text field (DECISIONS D137)
 RECORD: Final = "record"  # stored JSON of the Record
 PROJECT_ID: Final = "project_id"
 STATUS_ID: Final = "status_id"
@@ -52,30 +52,15 @@ INTEGER_FILTER_FIELDS: Final = (PROJECT_ID, STATUS_ID, TYPE_ID, ASSIGNEE_ID, AUT
 MAX_TOKEN_CHARS: Final = 16_000
 
 
-def text_field_name(field: str) -> str:
-    """The Tantivy field holding the tokens of a SearchDocument field."""
-    return f"f_{field}"
-
-
-def searchable_fields() -> tuple[str, ...]:
-    """Every SearchDocument field name of every kind, each once, in a stable order."""
-    names: list[str] = []
-    for fields in KIND_FIELDS.values():
-        names.extend(name for name in fields if name not in names)
-    return tuple(names)
-
-
 def build_schema() -> tantivy.Schema:
     """The schema of schema version SCHEMA_VERSION."""
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(KEY, stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_text_field(KIND, stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_integer_field(ID, stored=False, indexed=True, fast=True)
-    for name in searchable_fields():
-        builder.add_text_field(
-            text_field_name(name), tokenizer_name=TOKEN_TOKENIZER, index_option="freq"
-        )
-    builder.add_text_field(ALL, tokenizer_name=TOKEN_TOKENIZER, index_option="freq")
+    # Only containment candidates read a text field, and only which records hold a term:
+    # no per-field fields, no frequencies (DECISIONS D137).
+    builder.add_text_field(ALL, tokenizer_name=TOKEN_TOKENIZER, index_option="basic")
     builder.add_bytes_field(RECORD, stored=True, indexed=False)
     for name in INTEGER_FILTER_FIELDS:
         builder.add_integer_field(name, indexed=True, fast=True)

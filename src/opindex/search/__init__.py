@@ -33,6 +33,9 @@ from opindex.search.match import (
     round_score,
     score_field,
 )
+from opindex.search.packed import DTYPE as PACKED_DTYPE
+from opindex.search.packed import LIMIT as PACKED_LIMIT
+from opindex.search.packed import Packed24, packed_size
 from opindex.search.query import (
     Alternative,
     MatchMode,
@@ -84,6 +87,8 @@ __all__ = [
     "KINDS",
     "KIND_KEYS",
     "KIND_LABELS",
+    "PACKED_DTYPE",
+    "PACKED_LIMIT",
     "SHALLOW_FIELDS",
     "Alternative",
     "AnalyzedDocument",
@@ -96,6 +101,7 @@ __all__ = [
     "FieldValue",
     "Kind",
     "MatchMode",
+    "Packed24",
     "Query",
     "QueryMatcher",
     "Ranked",
@@ -125,6 +131,7 @@ __all__ = [
     "match_spans",
     "normalize_text",
     "normalize_token",
+    "packed_size",
     "parse_query",
     "rank_documents",
     "rank_documents_counted",

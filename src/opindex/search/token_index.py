@@ -82,7 +82,8 @@ INDEX_ARRAYS: tuple[str, ...] = ("starts", "lengths", "keys", "offsets", "postin
 
 def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     """The arrays of the trigram index of *joined* (see ``TokenIndex``): token ``starts``
-    and ``lengths`` (code points), distinct trigram ``keys`` (ascending), and for each key
+    and ``lengths`` (code points; a stored slice holds them narrow and unsigned),
+    distinct trigram ``keys`` (ascending), and for each key
     the tokens holding it, ``postings[offsets[k]:offsets[k + 1]]`` (ascending). Written
     with the vocabulary slice at commit, so a reader maps them instead of sorting."""
     codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
@@ -142,8 +143,8 @@ class TokenIndex:
         self._codes = codes
         self.base = base
         built = index_arrays(joined) if arrays is None else arrays
-        self.starts: IntArray = built["starts"]
-        self.lengths: IntArray = built["lengths"]
+        self.starts: npt.NDArray[Any] = built["starts"]  # int64, or stored narrow and unsigned
+        self.lengths: npt.NDArray[Any] = built["lengths"]
         self._keys: IntArray = built["keys"]
         self._offsets: IntArray = built["offsets"]
         self._postings: npt.NDArray[np.int32] = built["postings"]
@@ -206,7 +207,8 @@ class TokenIndex:
             lengths = self.lengths
 
             def near_in_length(owners: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-                return np.asarray(np.abs(lengths[owners] - len(token)) <= budget)
+                # lengths may be stored unsigned and narrow: widened before subtracting
+                return np.asarray(np.abs(lengths[owners].astype(np.int64) - len(token)) <= budget)
 
             owners, shared = weighed_at_least(
                 [self._posting(k) for k in distinct],
@@ -217,7 +219,7 @@ class TokenIndex:
             )
             # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
             # edit too, so a longer token must share more (the weights over-count only)
-            longer = np.maximum(lengths[owners] - len(token), 0)
+            longer = np.maximum(lengths[owners].astype(np.int64) - len(token), 0)
             near = np.setdiff1d(owners[shared >= least + longer], ruled, True)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep

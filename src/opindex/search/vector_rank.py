@@ -31,6 +31,7 @@ import numpy.typing as npt
 
 from opindex.search.coverage import phrase_holds_every_term, within_reach
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
+from opindex.search.packed import Packed24
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -54,14 +55,15 @@ class ValueTable:
     record and field of consecutive values never decrease.
     ``value_doc[v]``: the record position of value v; ``value_field[v]``: its field's
     position in the kind's field list; ``tokens[value_start[v]:value_start[v+1]]``: its
-    token ids in order. ``posting_tokens`` (ascending) with ``posting_start`` and
-    ``posting_values``: for each token id, the values holding it (ascending).
+    token ids in order (a segment file may hold them packed: ``Packed24``).
+    ``posting_tokens`` (ascending) with ``posting_start`` and ``posting_values``: for each
+    token id, the values holding it (ascending).
     """
 
     value_doc: npt.NDArray[np.int32]
     value_field: npt.NDArray[np.uint8]
     value_start: IntArray
-    tokens: npt.NDArray[np.int32]
+    tokens: npt.NDArray[np.int32] | Packed24
     posting_tokens: npt.NDArray[np.int32]
     posting_start: IntArray
     posting_values: npt.NDArray[np.int32]
