@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import zlib
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Final, TypeGuard
+from typing import Any, TypeGuard
 
 import tantivy
 
@@ -130,43 +129,8 @@ def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-# The stored record is its JSON compressed by raw deflate with this preset dictionary:
-# the keys every record repeats, so each record is compressed on its own (only the
-# records a search returns are decoded) without paying for them (DECISIONS D139). Part
-# of the stored format: changing it needs a new SCHEMA_VERSION.
-_DICTIONARY: Final = (
-    b'"start_time":"location":"state":"slug":"identifier":"active":true,"status_explanation":'
-    b'"agenda_title":[["agenda_notes":[["outcome_notes":[["participants":[["author":[["project":'
-    b'"created_at":"display_id":"priority_name":"start_date":"due_date":"parent_id":'
-    b'"parent_title":"comment_meta":[{"status_name":"type_name":"assignee_name":"author_name":'
-    b'"attributes":{"status_id":"is_closed":false,"type_id":"assignee_id":"author_id":'
-    b'"title":"project_id":"project_name":"updated_at":"2026-01-01T00:00:00+00:00",'
-    b'{"kind":"meeting","wiki_page","work_package","id":"fields":{"subject":[["description":'
-    b'[["comments":[["text":[[",null],[",null]],'
-)
-_WBITS: Final = -15  # raw deflate: no zlib header or checksum per record
-
-
 def encode(record: Record) -> bytes:
-    """The stored form of *record*: its JSON, compressed (see ``_DICTIONARY``)."""
-    compressor = zlib.compressobj(9, zlib.DEFLATED, _WBITS, zdict=_DICTIONARY)
-    return compressor.compress(_json(record)) + compressor.flush()
-
-
-def decode(data: bytes) -> Record:
-    """The Record stored as *data*; IndexUnavailableError if it is not one."""
-    try:
-        decompressor = zlib.decompressobj(_WBITS, zdict=_DICTIONARY)
-        text = decompressor.decompress(data)
-        if not decompressor.eof or decompressor.unused_data:
-            raise ValueError("the compressed record is truncated or followed by other bytes")
-    except (zlib.error, ValueError) as exc:
-        raise IndexUnavailableError(f"stored record is malformed: {exc}") from exc
-    return _from_json(text)
-
-
-def _json(record: Record) -> bytes:
-    """The JSON form of *record*."""
+    """The stored JSON form of *record*."""
     doc = record.document
     payload: dict[str, Any] = {
         "kind": doc.kind,
@@ -181,8 +145,8 @@ def _json(record: Record) -> bytes:
     return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _from_json(data: bytes) -> Record:
-    """The Record whose JSON form is *data*; IndexUnavailableError if it is not one."""
+def decode(data: bytes) -> Record:
+    """The Record stored as *data*; IndexUnavailableError if it is not one."""
     try:
         # Decoded first: json.loads on bytes would sniff the encoding of every record.
         payload = json.loads(data.decode("utf-8", "surrogatepass"))
