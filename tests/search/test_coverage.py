@@ -6,14 +6,11 @@ import random
 
 import numpy as np
 import pytest
-from tests.search.test_vector_rank import WORDS, _corpus
+from tests.search.test_vector_rank import WORDS, Analysed, _corpus
 
 from opindex.search.coverage import phrase_holds_every_term, terms_needed, within_reach
-from opindex.search.fields import FIELD_SPECS, field_names, rank_documents_counted
+from opindex.search.fields import rank_documents_counted
 from opindex.search.query import parse_query
-from opindex.search.token_index import TokenIndex, lookup_all, term_matches
-from opindex.search.tokenizer import token_texts
-from opindex.search.vector_rank import build_table, score_table, top_records
 
 
 def test_terms_needed_under_the_default_gate() -> None:
@@ -82,36 +79,16 @@ def test_score_table_equals_rank_records_at_any_gate_and_filter(min_score: float
     kind = "work_package"
     rng = random.Random(f"gate-{min_score}")
     documents = _corpus(rng, kind, 300)
-    vocabulary: dict[str, int] = {}
-    values = []
-    for position, document in enumerate(documents):
-        for field, name in enumerate(field_names(kind)):
-            for value in document.fields.get(name, ()):
-                ids = [vocabulary.setdefault(t, len(vocabulary)) for t in token_texts(value.text)]
-                values.append((position, field, ids))
-    slices = [TokenIndex("\n" + "\n".join(vocabulary) + "\n")]
-    table = build_table(values)
-    weights = [spec.weight for spec in FIELD_SPECS[kind]]
-    ids = np.array([d.id for d in documents], dtype=np.int64)
+    analysed = Analysed(documents, kind)
     allowed = np.array([rng.random() < 0.7 for _ in documents])
     kept = [d for d, keep in zip(documents, allowed.tolist(), strict=True) if keep]
     queries = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 5))) for _ in range(80)]
     queries += ["login page serer", "the login page", "chekout flamingo heron dns"]
     for text in queries:
         query = parse_query(text)
-        phrase = lookup_all(token_texts(query.text), slices)
-        scored = score_table(
-            table,
-            term_matches(query.terms, slices),
-            np.array(phrase, dtype=np.int32) if phrase else None,
-            weights,
-            allowed,
-            min_score,
-        )
-        best = top_records(ids[scored.docs], scored.scores, len(documents))
-        got = [(int(ids[scored.docs[i]]), float(scored.scores[i])) for i in best]
+        got = analysed.ranked(query, allowed, min_score)
         ranked, passing = rank_documents_counted(
             kept, query, kind, min_score=min_score, limit=len(documents)
         )
         assert got == [(r.record.id, r.score) for r in ranked], text
-        assert len(scored.docs) == passing, text
+        assert len(got) == passing, text
