@@ -30,6 +30,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from evallib.corpora import ensure_corpus, ensure_queries, mixed_sample
 from evallib.corpus_view import corpus_items, load_corpus
+from evallib.index_size import TARGET_BYTES_PER_TEXT_BYTE, index_size
 from evallib.mcp_session import (
     HttpServer,
     TenantEntry,
@@ -40,14 +41,10 @@ from evallib.mcp_session import (
 from evallib.metrics import latency_summary
 from evallib.results_io import RESULTS, context, write_result
 from evallib.sandbox_proc import sandbox_process
-from evallib.tenant_data import TenantData, copy_tenant, ensure_tenant
-from opindex.index import TenantIndex
-from opindex.search.document import KINDS
-from opindex.sync import index_directory
+from evallib.tenant_data import copy_tenant, ensure_tenant
 
 TARGET_MB = 200  # the goal: peak RSS <= 200 MB (10^6 bytes), docs/BENCHMARKS.md
 TARGET_MIB = TARGET_MB * 1_000_000 / 2**20  # 190.7 MiB: /proc reports KiB (DECISIONS D142)
-TARGET_BYTES_PER_TEXT_BYTE = 1.5
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -60,27 +57,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--per-category", type=int, default=40)
     parser.add_argument("--out", default="memory")
     return parser.parse_args(argv)
-
-
-def index_size(tenant: TenantData) -> dict[str, Any]:
-    """Bytes on disk of the tenant's index, and bytes of the text it indexes."""
-    text_bytes = 0
-    with TenantIndex(index_directory(tenant.data_dir, tenant.tenant)) as index:
-        stats = index.stats()
-        for kind in KINDS:
-            for record_id in index.all_ids(kind):
-                record = index.get(kind, record_id)
-                if record is None:
-                    continue
-                for values in record.document.fields.values():
-                    text_bytes += sum(len(value.text.encode("utf-8")) for value in values)
-    return {
-        "bytes_on_disk": stats.bytes_on_disk,
-        "text_bytes": text_bytes,
-        "documents": stats.documents,
-        "segments": stats.segments,
-        "bytes_per_text_byte": stats.bytes_on_disk / text_bytes if text_bytes else None,
-    }
 
 
 def _client(url: str, api_key: str) -> Client:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 
 import pytest
 from index_fixtures import meeting, wiki_page, work_package
@@ -112,6 +113,17 @@ def test_counts_stats_and_term_frequencies(index: TenantIndex) -> None:
     assert index.term_frequency("meeting", Alternative("budget")) == 1
     assert index.term_frequency("work_package", Alternative("budgte")) == 2  # a typo counts
     assert index.term_frequency("wiki_page", Alternative("pla", prefix=True)) == 1
+
+
+def test_bytes_on_disk_counts_every_file_of_the_generation(index_root: Path) -> None:
+    with TenantIndex.create(index_root) as index:
+        index.upsert([work_package(1, "budget plan " * 200), wiki_page(1, "plan")])
+        index.commit()
+        folder = index_root / index.generation
+        files = [path for path in folder.rglob("*") if path.is_file()]
+        analysis = [path for path in files if path.parent.name == "analysis"]
+        assert analysis, "the analysis store lives in a folder of the generation"
+        assert index.stats().bytes_on_disk == sum(path.stat().st_size for path in files)
 
 
 def test_a_bad_record_rejects_the_whole_batch_and_loses_nothing(index: TenantIndex) -> None:

@@ -268,9 +268,14 @@ class GenerationIndex:
             raise IndexUnavailableError(f"index at {self.path}: unreadable meta.json") from exc
 
     def bytes_on_disk(self) -> int:
-        """Total size of the files of this generation."""
+        """Total size of the files of this generation, its analysis store included."""
         total = 0
-        for entry in os.scandir(self.path):
-            if entry.is_file(follow_symlinks=False):
-                total += entry.stat().st_size
+        pending = [self.path]
+        while pending:
+            with os.scandir(pending.pop()) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append(Path(entry.path))
+                    elif entry.is_file(follow_symlinks=False):
+                        total += entry.stat(follow_symlinks=False).st_size
         return total
