@@ -12,6 +12,7 @@ from index_fixtures import work_package
 from opindex.errors import IndexUnavailableError
 from opindex.index import NO_FILTERS, IndexFilters, TenantIndex
 from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
+from opindex.index.analysis_writer import newest_to_merge
 from opindex.records import Record
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
@@ -198,3 +199,35 @@ def test_token_ids_past_16_bits_are_stored_in_three_bytes(tmp_path: Path) -> Non
         assert [(r.id, s) for r, s in zip(found, scores, strict=True)] == _expected(
             records, text
         ), text
+
+
+def test_the_newest_vocabulary_slices_merge_by_size_tiers() -> None:
+    assert newest_to_merge([]) == 0
+    assert newest_to_merge([100]) == 0
+    assert newest_to_merge([1_000, 10]) == 0  # far smaller than the slice before it
+    assert newest_to_merge([1_000, 250]) == 2  # a quarter of it: merged
+    assert newest_to_merge([1_000, 100, 30]) == 2  # 30 and 100 merge; 130 stays apart
+    assert newest_to_merge([2_000, 200, 30, 30]) == 3  # 30 + 30 = 60 reaches 200 / 4
+    assert newest_to_merge([400, 200, 30, 30]) == 4  # then 260 reaches 400 / 4 too
+    assert newest_to_merge([10**6] * (MAX_SEGMENTS + 1)) == MAX_SEGMENTS + 1
+
+
+def test_vocabulary_slices_stay_few_over_many_commits(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    index = TenantIndex.create(tmp_path / "index")
+    records: dict[int, Record] = {}
+    for commit in range(40):
+        batch = [
+            work_package(rng.randint(1, 400), f"budget t{commit}x{i} " * rng.randint(1, 3))
+            for i in range(rng.choice([1, 5, 60]))
+        ]
+        index.upsert(batch)
+        records.update({r.id: r for r in batch})
+        index.commit()
+        counts = [int(e["count"]) for e in _manifest(index)["vocabulary"]]  # type: ignore[attr-defined, index]
+        assert newest_to_merge(counts) == 0, (commit, counts)  # nothing left to merge
+        bases = [int(e["base"]) for e in _manifest(index)["vocabulary"]]  # type: ignore[attr-defined, index]
+        assert bases == [sum(counts[:i]) for i in range(len(counts))], (commit, counts)
+        assert len(counts) <= MAX_SEGMENTS
+    for text in ("budget", "t3x0", "t39x2 budget", "t1*"):
+        assert _got(index, text) == _expected(records, text), text

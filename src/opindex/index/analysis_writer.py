@@ -113,9 +113,11 @@ class AnalysisWriter:
                 manifest_entry(check, base=base, count=len(self._new_tokens))
             )
             counter += 1
-        if len(manifest["vocabulary"]) > MAX_SEGMENTS:
+        merging = newest_to_merge([int(e["count"]) for e in manifest["vocabulary"]])
+        if merging:
             files = self._store.files()
-            slices = [files.vocabulary(e) for e in manifest["vocabulary"]]
+            group = manifest["vocabulary"][-merging:]
+            slices = [files.vocabulary(e) for e in group]
             text = ("\n" + "".join(x.joined[1:] for x in slices if x.size)).encode("utf-8")
             count = sum(x.size for x in slices)
             check = write_arrays(
@@ -123,8 +125,9 @@ class AnalysisWriter:
                 _vocabulary_arrays(text),
                 {"tokens": count},
             )
-            dropped.extend(e["name"] for e in manifest["vocabulary"])
-            manifest["vocabulary"] = [manifest_entry(check, base=0, count=count)]
+            dropped.extend(e["name"] for e in group)
+            merged = manifest_entry(check, base=int(group[0]["base"]), count=count)
+            manifest["vocabulary"] = [*manifest["vocabulary"][:-merging], merged]
             counter += 1
         for kind, pending in self._pending.items():
             records = [record for record in pending.values() if record is not None]
@@ -149,6 +152,30 @@ class AnalysisWriter:
         self._manifest = manifest
         self._new_tokens = []
         self._pending = {}
+
+
+TIER_RATIO = 4
+"""The newest vocabulary slices are merged while their tokens, times this, reach the next
+older slice's (DECISIONS D154)."""
+
+
+def newest_to_merge(counts: Sequence[int]) -> int:
+    """How many of the newest vocabulary slices (token *counts*, oldest first) to merge
+    into one: 0, or at least 2.
+
+    Size tiers, as in a log-structured merge: the newest slices are merged while, together,
+    they hold at least 1/TIER_RATIO of the tokens of the next older slice, so a tenant
+    keeps a few slices of growing size (a search scores every slice) and a token is
+    re-indexed about log(n) times over the tenant's life. More than ``MAX_SEGMENTS``
+    slices are merged whatever their sizes.
+    """
+    if len(counts) > MAX_SEGMENTS:
+        return len(counts)
+    group, tokens = 1, counts[-1] if counts else 0
+    while group < len(counts) and tokens * TIER_RATIO >= counts[-group - 1]:
+        tokens += counts[-group - 1]
+        group += 1
+    return group if group >= 2 else 0
 
 
 def _vocabulary_arrays(text: bytes) -> dict[str, Any]:
