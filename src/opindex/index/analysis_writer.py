@@ -126,8 +126,8 @@ class AnalysisWriter:
                 {"tokens": count},
             )
             dropped.extend(e["name"] for e in group)
-            merged = manifest_entry(check, base=int(group[0]["base"]), count=count)
-            manifest["vocabulary"] = [*manifest["vocabulary"][:-merging], merged]
+            tier = manifest_entry(check, base=int(group[0]["base"]), count=count)
+            manifest["vocabulary"] = [*manifest["vocabulary"][:-merging], tier]
             counter += 1
         for kind, pending in self._pending.items():
             records = [record for record in pending.values() if record is not None]
