@@ -69,6 +69,7 @@ from opindex.search.token_index import (
 )
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
 from opindex.search.vector_rank import (
+    Scored,
     TermMatches,
     ValueTable,
     expand_ranges,
@@ -77,6 +78,7 @@ from opindex.search.vector_rank import (
     table_from_arrays,
     top_records,
 )
+from opindex.search.worker_pool import PARALLEL_FROM_RECORDS, run_all
 
 __all__ = [
     "BUILTIN_THESAURUS",
@@ -89,6 +91,7 @@ __all__ = [
     "KIND_LABELS",
     "PACKED_DTYPE",
     "PACKED_LIMIT",
+    "PARALLEL_FROM_RECORDS",
     "SHALLOW_FIELDS",
     "Alternative",
     "AnalyzedDocument",
@@ -106,6 +109,7 @@ __all__ = [
     "QueryMatcher",
     "Ranked",
     "RelaxationOutcome",
+    "Scored",
     "SearchDocument",
     "Strategy",
     "Term",
@@ -139,6 +143,7 @@ __all__ = [
     "relaxation_plan",
     "render_query",
     "round_score",
+    "run_all",
     "score_field",
     "score_table",
     "score_token",
