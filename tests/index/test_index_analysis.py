@@ -10,7 +10,7 @@ import pytest
 from index_fixtures import work_package
 
 from opindex.errors import IndexUnavailableError
-from opindex.index import NO_FILTERS, IndexFilters, TenantIndex, analysis_store
+from opindex.index import NO_FILTERS, IndexFilters, TenantIndex, analysis_store, analysis_writer
 from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
 from opindex.index.analysis_writer import newest_to_merge
 from opindex.records import Record
@@ -211,6 +211,27 @@ def test_the_newest_vocabulary_slices_merge_by_size_tiers() -> None:
     assert newest_to_merge([2_000, 200, 30, 30]) == 3  # 30 + 30 = 60 reaches 200 / 4
     assert newest_to_merge([400, 200, 30, 30]) == 4  # then 260 reaches 400 / 4 too
     assert newest_to_merge([10**6] * (MAX_SEGMENTS + 1)) == MAX_SEGMENTS + 1
+    # past MAX_SEGMENTS slices the newest merge whatever their sizes, until few enough
+    assert newest_to_merge([10**9, *[10**6] * (MAX_SEGMENTS - 1), 1]) == MAX_SEGMENTS
+    assert newest_to_merge([10, 10], most=15) == 0  # a merged slice must fit
+    assert newest_to_merge([5, 5, 5], most=12) == 2
+
+
+def test_a_commit_with_more_new_tokens_than_a_slice_holds_writes_several(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(analysis_writer, "SLICE_TOKENS", 4)
+    index = TenantIndex.create(tmp_path / "index")
+    records = {1: work_package(1, "alpha beta gamma delta epsilon zeta eta theta iota kappa")}
+    index.upsert(records.values())
+    index.commit()
+    counts = [int(e["count"]) for e in _manifest(index)["vocabulary"]]  # type: ignore[attr-defined]
+    assert max(counts) <= 4 and sum(counts) >= 10, counts
+    records[2] = work_package(2, "lambda alpha kapa")
+    index.upsert([records[2]])
+    index.commit()
+    for text in ("alpha", "kappa", "zeta theta", "lambda", "gama"):
+        assert _got(index, text) == _expected(records, text), text
 
 
 def test_vocabulary_slices_stay_few_over_many_commits(tmp_path: Path) -> None:

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opindex.search.analysis import AnalyzedText
 from opindex.search.match import token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
-from opindex.search.token_index import TokenIndex, lookup_all, term_matches
+from opindex.search.token_index import (
+    LENGTH_SHIFT,
+    LOCAL_MASK,
+    TokenIndex,
+    index_arrays,
+    lookup_all,
+    term_matches,
+)
 
 LETTERS = "abcdeßσüé日0"
 
@@ -117,3 +125,35 @@ def test_tokens_and_queries_too_long_for_a_code_matrix_are_scored_one_by_one() -
             assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == _expected(
                 tokens, alternative, 3
             ), query
+
+
+def test_tokens_past_the_length_cap_of_the_postings_are_found_by_their_true_length() -> None:
+    # a posting entry holds min(length, 127): tokens of 120-140 characters share a bucket
+    rng = random.Random(13)
+    base = "".join(rng.choice("abcd") for _ in range(140))
+    tokens = sorted({base[:length] for length in range(120, 141)} | {base[:60], "abcd"})
+    index = _index(tokens)
+    queries = [base[:127], base[:130], base[:125] + "x", "x" + base[1:129], base[2:128]]
+    # only the edit rule accepts base[:131] and base[:134] for these (no shared prefix)
+    for query in [*queries, "x" + base[1:131], "yx" + base[2:134]]:
+        alternative = Alternative(query)
+        ids, scores = index.matches(alternative)
+        assert dict(zip(ids.tolist(), scores.tolist(), strict=True)) == _expected(
+            tokens, alternative, 0
+        ), len(query)
+        assert index.lookup(query) == (tokens.index(query) if query in tokens else None)
+
+
+def test_posting_entries_order_each_list_by_length_then_id() -> None:
+    tokens = ["abcdef", "abc", "xabcx", "ab", "abcd"]
+    arrays = index_arrays("\n" + "\n".join(tokens) + "\n")
+    keys, offsets, postings = arrays["keys"], arrays["offsets"], arrays["postings"]
+    for at in range(len(keys)):
+        posting = postings[offsets[at] : offsets[at + 1]]
+        assert posting.tolist() == sorted(posting.tolist())
+    abc = ord("a") << 42 | ord("b") << 21 | ord("c")
+    at = int(np.searchsorted(keys, abc))
+    held = postings[offsets[at] : offsets[at + 1]]
+    assert [(int(e) >> LENGTH_SHIFT, int(e) & LOCAL_MASK) for e in held] == [
+        (3, 1), (4, 4), (5, 2), (6, 0)
+    ]  # fmt: skip

@@ -31,6 +31,7 @@ from opindex.index.analysis_store import (
 )
 from opindex.index.index_filters import FILTER_COLUMNS
 from opindex.search import (
+    MAX_SLICE_TOKENS,
     PACKED_LIMIT,
     Kind,
     Packed24,
@@ -101,19 +102,20 @@ class AnalysisWriter:
         dropped: list[str] = []
         counter = int(manifest["next"])
         root = self._store.root
-        if self._new_tokens:
-            text = ("\n" + "\n".join(self._new_tokens) + "\n").encode("utf-8")
+        base = self._next_id - len(self._new_tokens)
+        for start in range(0, len(self._new_tokens), SLICE_TOKENS):  # a slice's postings
+            tokens = self._new_tokens[start : start + SLICE_TOKENS]  # hold its ids in 24 bits
+            text = ("\n" + "\n".join(tokens) + "\n").encode("utf-8")
             check = write_arrays(
                 root / f"vocabulary-{counter:06d}.bin",
                 _vocabulary_arrays(text),
-                {"tokens": len(self._new_tokens)},
+                {"tokens": len(tokens)},
             )
-            base = self._next_id - len(self._new_tokens)
             manifest["vocabulary"].append(
-                manifest_entry(check, base=base, count=len(self._new_tokens))
+                manifest_entry(check, base=base + start, count=len(tokens))
             )
             counter += 1
-        merging = newest_to_merge([int(e["count"]) for e in manifest["vocabulary"]])
+        merging = newest_to_merge([int(e["count"]) for e in manifest["vocabulary"]], SLICE_TOKENS)
         if merging:
             files = self._store.files()
             group = manifest["vocabulary"][-merging:]
@@ -159,7 +161,11 @@ TIER_RATIO = 4
 older slice's (DECISIONS D154)."""
 
 
-def newest_to_merge(counts: Sequence[int]) -> int:
+SLICE_TOKENS = MAX_SLICE_TOKENS - 1
+"""The most tokens one vocabulary slice holds."""
+
+
+def newest_to_merge(counts: Sequence[int], most: int = SLICE_TOKENS) -> int:
     """How many of the newest vocabulary slices (token *counts*, oldest first) to merge
     into one: 0, or at least 2.
 
@@ -167,12 +173,12 @@ def newest_to_merge(counts: Sequence[int]) -> int:
     they hold at least 1/TIER_RATIO of the tokens of the next older slice, so a tenant
     keeps a few slices of growing size (a search scores every slice) and a token is
     re-indexed about log(n) times over the tenant's life. More than ``MAX_SEGMENTS``
-    slices are merged whatever their sizes.
+    slices are merged whatever their sizes. A merged slice holds at most *most* tokens.
     """
-    if len(counts) > MAX_SEGMENTS:
-        return len(counts)
     group, tokens = 1, counts[-1] if counts else 0
-    while group < len(counts) and tokens * TIER_RATIO >= counts[-group - 1]:
+    while group < len(counts) and tokens + counts[-group - 1] <= most:
+        if tokens * TIER_RATIO < counts[-group - 1] and len(counts) - group < MAX_SEGMENTS:
+            break
         tokens += counts[-group - 1]
         group += 1
     return group if group >= 2 else 0

@@ -62,6 +62,7 @@ from opindex.search.snippet import extract_snippet
 from opindex.search.thesaurus import BUILTIN_THESAURUS
 from opindex.search.token_index import (
     INDEX_ARRAYS,
+    MAX_SLICE_TOKENS,
     TokenIndex,
     index_arrays,
     lookup_all,
@@ -89,6 +90,7 @@ __all__ = [
     "KINDS",
     "KIND_KEYS",
     "KIND_LABELS",
+    "MAX_SLICE_TOKENS",
     "PACKED_DTYPE",
     "PACKED_LIMIT",
     "PARALLEL_FROM_RECORDS",

@@ -82,17 +82,39 @@ INDEX_ARRAYS: tuple[str, ...] = ("starts", "lengths", "keys", "offsets", "postin
 """The names of ``index_arrays``'s arrays."""
 
 
+LENGTH_SHIFT = 24
+"""A posting entry is ``min(length, LENGTH_CAP) << LENGTH_SHIFT | local id``."""
+LENGTH_CAP = 127
+LOCAL_MASK = (1 << LENGTH_SHIFT) - 1
+MAX_SLICE_TOKENS = 1 << LENGTH_SHIFT
+"""A slice holds fewer tokens than this (its postings are int32: DECISIONS D156)."""
+
+
+def entries(locals_: npt.NDArray[Any], lengths: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
+    """The posting entries of the tokens *locals_* of lengths *lengths*."""
+    capped = np.minimum(lengths.astype(np.int64), LENGTH_CAP)
+    return ((capped << LENGTH_SHIFT) | locals_.astype(np.int64)).astype(np.int32)
+
+
+def local_ids(found: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
+    """The local ids of posting entries *found*."""
+    return (found & LOCAL_MASK).astype(np.int32)
+
+
 def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     """The arrays of the trigram index of *joined* (see ``TokenIndex``): token ``starts``
     and ``lengths`` (code points; a stored slice holds them narrow and unsigned),
-    distinct trigram ``keys`` (ascending), and for each key
-    the tokens holding it, ``postings[offsets[k]:offsets[k + 1]]`` (ascending). Written
-    with the vocabulary slice at commit, so a reader maps them instead of sorting."""
+    distinct trigram ``keys`` (ascending), and for each key the tokens holding it,
+    ``postings[offsets[k]:offsets[k + 1]]``, as entries (``entries``: by length, then
+    id, ascending). Written with the vocabulary slice at commit, so a reader maps them
+    instead of sorting."""
     codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
     newlines = np.flatnonzero(codes == _PAD)
     starts = newlines[:-1] + 1
     lengths = newlines[1:] - starts
     size = len(starts)
+    if size >= MAX_SLICE_TOKENS:
+        raise ValueError(f"a vocabulary slice holds fewer than {MAX_SLICE_TOKENS} tokens")
     if size == 0:
         keys = np.zeros(0, dtype=np.int64)
         return {"starts": starts, "lengths": lengths, "keys": keys,
@@ -103,13 +125,16 @@ def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     padded = joined.replace("\n", "\n\n")
     codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
     keys = (codes[:-2] << (2 * _SHIFT)) | (codes[1:-1] << _SHIFT) | codes[2:]
-    owners = np.repeat(np.arange(size, dtype=np.int32), lengths + 2)
+    owners = np.repeat(entries(np.arange(size), lengths), lengths + 2)
     order = np.argsort(keys, kind="stable")  # stable: owners stay ascending per key
     keys, owners = keys[order], owners[order]
     keep = np.ones(len(keys), dtype=bool)
     keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
     keys, owners = keys[keep], owners[keep]
     first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    # entries ascend per key (by length, then id): sort by (key group, entry) at once
+    group = np.repeat(np.arange(len(first), dtype=np.int64), np.diff(np.r_[first, len(keys)]))
+    owners = owners[np.argsort((group << 32) | owners.astype(np.int64))]
     return {
         "starts": starts,
         "lengths": lengths,
@@ -174,7 +199,7 @@ class TokenIndex:
         return self._postings[self._offsets[at] : self._offsets[at + 1]]
 
     def _holding_all(self, keys: list[int]) -> npt.NDArray[np.int32]:
-        """Local ids of the tokens holding every one of *keys*."""
+        """Entries (ascending) of the tokens holding every one of *keys*."""
         lists = sorted((self._posting(k) for k in set(keys)), key=len)
         if not lists:
             return np.zeros(0, dtype=np.int32)
@@ -200,29 +225,40 @@ class TokenIndex:
             parts = [self._holding_all(_padded_keys(token))]
         if len(token) >= SHARED_PREFIX_MIN:
             parts.append(self._holding_all(_inner_keys(token)))
-        ruled = np.unique(np.concatenate(parts))
+        ruled = np.unique(local_ids(np.concatenate(parts)))
         budget = edit_budget(token)
         if budget:
             keys = _padded_keys(token)
             distinct = sorted(set(keys))
             least = len(keys) - 3 * budget  # trigrams a token within the budget shares
+            # a token within the budget is within it in length: the entries of the
+            # lengths L - d .. L + d are one run of each list (those past the cap with it)
+            low = min(max(0, len(token) - budget), LENGTH_CAP) << LENGTH_SHIFT
+            high = (min(len(token) + budget, LENGTH_CAP) + 1) << LENGTH_SHIFT
             lengths = self.lengths
 
-            def near_in_length(owners: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+            def near_in_length(found: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
                 # lengths may be stored unsigned and narrow: widened before subtracting
-                return np.asarray(np.abs(lengths[owners].astype(np.int64) - len(token)) <= budget)
+                owners = lengths[local_ids(found)].astype(np.int64)
+                return np.asarray(np.abs(owners - len(token)) <= budget)
 
-            owners, shared = weighed_at_least(
-                [self._posting(k) for k in distinct],
+            windows = []
+            for key in distinct:
+                posting = self._posting(key)
+                window = np.searchsorted(posting, [low, high])
+                windows.append(posting[int(window[0]) : int(window[1])])
+            found, shared = weighed_at_least(
+                windows,
                 [keys.count(k) for k in distinct],
                 least,
-                self.size,
-                near_in_length,
+                1 << 31,  # entries, not ids: counted by sorting
+                near_in_length if len(token) + budget >= LENGTH_CAP else None,
             )
+            owners = local_ids(found)
             # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
             # edit too, so a longer token must share more (the weights over-count only)
             longer = np.maximum(lengths[owners].astype(np.int64) - len(token), 0)
-            near = np.setdiff1d(owners[shared >= least + longer], ruled, True)
+            near = np.setdiff1d(owners[shared >= least + longer], ruled)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep
                 # those within the budget, the distance computed for all at once.
@@ -292,7 +328,7 @@ class TokenIndex:
 
     def lookup(self, token: str) -> int | None:
         """The global id of *token*, None when it is not in this slice."""
-        for local in self._holding_all(_padded_keys(token)).tolist():
+        for local in local_ids(self._holding_all(_padded_keys(token))).tolist():
             if self.token(local) == token:
                 return int(local) + self.base
         return None
