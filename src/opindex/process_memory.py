@@ -3,8 +3,8 @@
 Searches run in worker threads, and glibc's malloc gives every thread that allocates
 concurrently an arena of its own (up to 8 per core). Memory freed in one arena is not
 reused by another, so a server answering searches in parallel keeps the peak of every
-arena resident. Capping the arenas at two trades a little allocation contention (the GIL
-serialises most of it anyway) for a markedly lower peak; docs/BENCHMARKS.md measures it.
+arena resident. One arena, shared by every thread, trades a little allocation contention
+(the GIL serialises most of it anyway) for a lower peak (DECISIONS D77, D147).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ collection took 15–30 % of the CPU of an index search. None of those objects f
 so collecting less often frees the same memory, later."""
 
 M_ARENA_MAX = -8  # glibc's mallopt() parameter number (malloc.h)
-SERVER_MALLOC_ARENAS = 2
+SERVER_MALLOC_ARENAS = 1  # two cost 2 MiB more at the peak (DECISIONS D147)
 
 
 def limit_malloc_arenas(arenas: int = SERVER_MALLOC_ARENAS) -> bool:
