@@ -82,9 +82,9 @@ class PendingRecord:
 class KindSegment:
     """One segment of a kind, mapped."""
 
-    ids: npt.NDArray[np.int64]
+    ids: npt.NDArray[Any]  # the narrowest type that holds them (DECISIONS D150)
     deleted: npt.NDArray[np.int64]
-    columns: dict[str, npt.NDArray[Any]]
+    columns: dict[str, npt.NDArray[Any]]  # as stored: index_filters.narrow_column
     table: ValueTable
 
 
@@ -163,8 +163,9 @@ class _Files:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
                 arrays: dict[str, Any] = {name: mapped.column(name) for name in TABLE_ARRAYS}
                 table = ValueTable(**arrays)  # tokens may be packed (DECISIONS D138)
-                columns = {name: mapped.array(name) for name in FILTER_COLUMNS}
-                found = KindSegment(mapped.array("ids"), mapped.array("deleted"), columns, table)
+                columns = {n: mapped.integers(n, signed=True) for n in FILTER_COLUMNS}
+                ids = mapped.integers("ids", signed=False)
+                found = KindSegment(ids, mapped.array("deleted"), columns, table)
                 self._segments[entry["name"]] = found
             return found
 
@@ -248,7 +249,7 @@ class AnalysisView:
             mask = filter_mask(segment.columns, filters)
             allowed = alive if mask is None else alive & mask
             scored = score_table(segment.table, terms, phrase, weights, allowed, min_score)
-            id_parts.append(segment.ids[scored.docs])
+            id_parts.append(segment.ids[scored.docs].astype(np.int64))  # stored narrow
             score_parts.append(scored.scores)
             doc_parts.append(scored.docs)
         if not id_parts:
