@@ -86,9 +86,9 @@ class PendingRecord:
 class KindSegment:
     """One segment of a kind, mapped."""
 
-    ids: npt.NDArray[np.int64]
+    ids: npt.NDArray[Any]  # the narrowest type that holds them (DECISIONS D150)
     deleted: npt.NDArray[np.int64]
-    columns: dict[str, npt.NDArray[Any]]
+    columns: dict[str, npt.NDArray[Any]]  # as stored: index_filters.narrow_column
     table: ValueTable
 
 
@@ -167,8 +167,9 @@ class _Files:
                 mapped = ArrayFile(self.root / entry["name"], _check(entry))
                 arrays: dict[str, Any] = {name: mapped.column(name) for name in TABLE_ARRAYS}
                 table = ValueTable(**arrays)  # tokens may be packed (DECISIONS D138)
-                columns = {name: mapped.array(name) for name in FILTER_COLUMNS}
-                found = KindSegment(mapped.array("ids"), mapped.array("deleted"), columns, table)
+                columns = {n: mapped.integers(n, signed=True) for n in FILTER_COLUMNS}
+                ids = mapped.integers("ids", signed=False)
+                found = KindSegment(ids, mapped.array("deleted"), columns, table)
                 self._segments[entry["name"]] = found
             return found
 
@@ -256,7 +257,9 @@ class AnalysisView:
         # segments are independent: a large kind's are scored in the search pool's threads
         large = sum(len(segment.ids) for segment, _ in segments) >= PARALLEL_FROM_RECORDS
         results = run_all(jobs) if large else [job() for job in jobs]
-        id_parts = [s.ids[r.docs] for (s, _), r in zip(segments, results, strict=True)]
+        id_parts = [  # ids are stored narrow
+            s.ids[r.docs].astype(np.int64) for (s, _), r in zip(segments, results, strict=True)
+        ]
         score_parts = [r.scores for r in results]
         doc_parts = [r.docs for r in results]
         if not id_parts:

@@ -29,7 +29,7 @@ from opindex.index.analysis_store import (
     manifest_entry,
     write_manifest,
 )
-from opindex.index.index_filters import FILTER_COLUMNS
+from opindex.index.index_filters import FILTER_COLUMNS, narrow_column, widen_column
 from opindex.search import (
     MAX_SLICE_TOKENS,
     PACKED_LIMIT,
@@ -210,10 +210,10 @@ def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict
         len(records), len(FILTER_COLUMNS)
     )
     arrays: dict[str, Any] = {
-        "ids": np.array([record.id for record in records], dtype=np.int64),
+        "ids": _narrow_ids(np.array([record.id for record in records], dtype=np.int64)),
         "deleted": deleted,
     }
-    arrays.update({name: columns[:, i].copy() for i, name in enumerate(FILTER_COLUMNS)})
+    arrays.update({name: narrow_column(columns[:, i]) for i, name in enumerate(FILTER_COLUMNS)})
     arrays.update(_table_arrays(table))
     return arrays
 
@@ -228,6 +228,11 @@ def _narrow(array: npt.NDArray[Any]) -> npt.NDArray[Any]:
         if top <= np.iinfo(dtype).max:
             return array.astype(dtype)
     return array
+
+
+def _narrow_ids(ids: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """Record ids in the narrowest unsigned type when none is negative (DECISIONS D150)."""
+    return _narrow(ids) if not len(ids) or int(ids.min()) >= 0 else ids.astype(np.int64)
 
 
 def _table_arrays(table: ValueTable) -> dict[str, Column]:
@@ -252,9 +257,9 @@ def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
     offset = 0
     for segment, alive in zip(segments, alive_masks(segments), strict=True):
         table = segment.table
-        ids.append(segment.ids[alive])
-        for name in FILTER_COLUMNS:
-            columns[name].append(segment.columns[name][alive])
+        ids.append(segment.ids[alive].astype(np.int64))
+        for name in FILTER_COLUMNS:  # widened first: each segment has its own MISSING
+            columns[name].append(widen_column(segment.columns[name][alive]))
         renumbered = np.cumsum(alive) - 1 + offset
         keep = alive[table.value_doc]
         value_doc.append(renumbered[table.value_doc[keep]].astype(np.int32))
@@ -271,7 +276,10 @@ def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
     table = table_from_arrays(
         np.concatenate(value_doc), np.concatenate(value_field), value_start, np.concatenate(tokens)
     )
-    arrays: dict[str, Any] = {"ids": np.concatenate(ids), "deleted": np.zeros(0, np.int64)}
-    arrays.update({name: np.concatenate(parts) for name, parts in columns.items()})
+    arrays: dict[str, Any] = {
+        "ids": _narrow_ids(np.concatenate(ids)),
+        "deleted": np.zeros(0, np.int64),
+    }
+    arrays.update({name: narrow_column(np.concatenate(parts)) for name, parts in columns.items()})
     arrays.update(_table_arrays(table))
     return arrays
