@@ -20,6 +20,11 @@ _lock = threading.Lock()
 _threads = max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
 
+def search_threads() -> int:
+    """How many threads the pool uses."""
+    return _threads
+
+
 def set_threads(threads: int) -> None:
     """Use *threads* threads from now on (1: every job runs in the caller's thread)."""
     global _pool, _threads
@@ -43,7 +48,8 @@ def _workers() -> ThreadPoolExecutor:
 def run_all(jobs: Sequence[Callable[[], T]]) -> list[T]:
     """The results of *jobs*, in order: run in the pool's threads when there are two or
     more and more than one thread (each job must not wait on another: none is queued
-    behind the caller), else here. The first exception a job raises is raised here, after every job ended."""
+    behind the caller), else here. The first exception a job raises is raised here,
+    after every job ended."""
     if len(jobs) < 2 or _threads == 1:
         return [job() for job in jobs]
     futures = [_workers().submit(job) for job in jobs]
