@@ -78,7 +78,8 @@ class CorpusStats:
 
     def frequent(self, kind: Kind, count: int) -> list[str]:
         """The *count* most frequent content tokens of *kind*."""
-        common = self.df.get(kind, Counter()).most_common()
+        counted = self.df.get(kind, Counter()).items()  # ties by token: the same every run
+        common = sorted(counted, key=lambda pair: (-pair[1], pair[0]))
         good = [t for t, _ in common if len(t) >= 4 and t.isalpha() and t not in STOP_WORDS]
         return good[:count]
 
