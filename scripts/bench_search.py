@@ -47,7 +47,6 @@ from evallib.search_paths import ServicePaths, bench_config
 from evallib.tenant_builds import BUILD_METHODS, build_tenant
 from evallib.tenant_data import TenantData
 from evallib.zipf_corpus import VOCABULARIES
-from opindex.search.worker_pool import search_threads, set_threads
 
 DOCUMENTS_PER_WORK_PACKAGE = 1.09  # CorpusSize.proportional adds wiki pages and meetings
 WARM_UP = 10
@@ -97,14 +96,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="reuse a cached tenant of the same corpus built by other code (when the code "
         "that decides what is indexed changed, e.g. search code, but the index layout did not)",
-    )
-    parser.add_argument(
-        "--search-threads",
-        type=int,
-        default=None,
-        metavar="N",
-        help="threads of the search pool (opindex.search.worker_pool; default: the pool's, "
-        "up to 4 by the cores; 1: every search in one thread)",
     )
     parser.add_argument("--out", default="search", help="result name (bench-results/<out>.json)")
     return parser.parse_args(argv)
@@ -290,8 +281,6 @@ def _table(results: dict[int, dict[str, Any]], latency_ms: float) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.search_threads is not None:
-        set_threads(args.search_threads)
     results: dict[int, dict[str, Any]] = {}
     for documents in args.sizes:
         print(f"== {_label(documents)} documents", file=sys.stderr, flush=True)
@@ -299,8 +288,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     load = os.getloadavg()[0]
     print(
         f"Index path in process, {args.queries} mixed known-item queries per size "
-        f"(relaxed ones included); load average {load:.2f} on {os.cpu_count()} cores; "
-        f"search pool of {search_threads()} thread(s).\n"
+        f"(relaxed ones included); load average {load:.2f} on {os.cpu_count()} cores.\n"
     )
     print("\n".join(_growth_table(results, args.vocabulary)))
     for size, r in results.items():
@@ -342,14 +330,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     slowest = [query for _, query in largest["slowest"]]
     warm = largest["fastest"][:WARM_UP]  # not the profiled ones: their words stay cached
-    threads = search_threads()
-    set_threads(1)  # cProfile sees the calling thread only
     profile = profile_index_path(largest["tenant"], slowest, warm=warm)
-    set_threads(threads)
     if slowest:
         print(
             f"\nProfile of the {len(slowest)} slowest index queries at the largest size "
-            f"({profile['total_s'] * 1000:.0f} ms in total), by own time, in one thread:\n\n```"
+            f"({profile['total_s'] * 1000:.0f} ms in total), by own time:\n\n```"
         )
         for row in profile["by_own_time"]:
             print(f"  {row['own_s'] * 1000:8.1f} ms  {row['calls']:>8}  {row['function']}")
@@ -362,7 +347,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out,
         {
             "context": context(),
-            "search_threads": search_threads(),
             "sizes": results,
             "profile": profile,
             "latency_ms": args.latency_ms,

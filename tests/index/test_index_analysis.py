@@ -10,11 +10,10 @@ import pytest
 from index_fixtures import work_package
 
 from opindex.errors import IndexUnavailableError
-from opindex.index import NO_FILTERS, IndexFilters, TenantIndex, analysis_store, analysis_writer
+from opindex.index import NO_FILTERS, IndexFilters, TenantIndex, analysis_writer
 from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
 from opindex.index.analysis_writer import newest_to_merge
 from opindex.records import Record
-from opindex.search import token_index
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 
@@ -253,24 +252,3 @@ def test_vocabulary_slices_stay_few_over_many_commits(tmp_path: Path) -> None:
         assert len(counts) <= MAX_SEGMENTS
     for text in ("budget", "t3x0", "t39x2 budget", "t1*"):
         assert _got(index, text) == _expected(records, text), text
-
-
-def test_answers_are_the_same_when_slices_and_segments_are_scored_in_threads(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    rng = random.Random(11)
-    index = TenantIndex.create(tmp_path / "index")
-    for commit in range(6):  # several vocabulary slices and segments
-        index.upsert([_record(rng, rng.randint(1, 300)) for _ in range(40)])
-        index.upsert([work_package(1000 + commit, f"grant{commit} budget review")])
-        index.commit()
-    manifest = _manifest(index)
-    assert len(manifest["kinds"]["work_package"]) > 1  # type: ignore[index]
-    assert len(manifest["vocabulary"]) > 1  # type: ignore[arg-type]
-    texts = ("budget aproval", "decide", "müller cafe server", "deploy*", "grant3 revew")
-    serial = {text: _got(TenantIndex(tmp_path / "index"), text) for text in texts}
-    monkeypatch.setattr(token_index, "PARALLEL_FROM_TOKENS", 0)
-    monkeypatch.setattr(analysis_store, "PARALLEL_FROM_RECORDS", 0)
-    threaded = {text: _got(TenantIndex(tmp_path / "index"), text) for text in texts}
-    assert threaded == serial
-    assert any(serial.values())

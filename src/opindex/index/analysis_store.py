@@ -22,7 +22,6 @@ import threading
 from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
@@ -38,12 +37,10 @@ from opindex.search import (
     FIELD_SPECS,
     INDEX_ARRAYS,
     KINDS,
-    PARALLEL_FROM_RECORDS,
     Alternative,
     FieldBest,
     Kind,
     Query,
-    Scored,
     Term,
     TermMatches,
     TokenIndex,
@@ -51,7 +48,6 @@ from opindex.search import (
     field_bests,
     gather,
     lookup_all,
-    run_all,
     score_table,
     term_matches,
     token_texts,
@@ -247,21 +243,16 @@ class AnalysisView:
         phrase = np.array(phrase_ids, dtype=np.int32) if phrase_ids else None
         weights = [spec.weight for spec in FIELD_SPECS[kind]]
 
-        def scored(segment: KindSegment, alive: npt.NDArray[np.bool_]) -> Scored:
+        id_parts: list[npt.NDArray[np.int64]] = []
+        score_parts: list[npt.NDArray[np.float64]] = []
+        doc_parts: list[npt.NDArray[np.int64]] = []
+        for segment, alive in self.kinds[kind]:
             mask = filter_mask(segment.columns, filters)
             allowed = alive if mask is None else alive & mask
-            return score_table(segment.table, terms, phrase, weights, allowed, min_score)
-
-        segments = self.kinds[kind]
-        jobs = [partial(scored, segment, alive) for segment, alive in segments]
-        # segments are independent: a large kind's are scored in the search pool's threads
-        large = sum(len(segment.ids) for segment, _ in segments) >= PARALLEL_FROM_RECORDS
-        results = run_all(jobs) if large else [job() for job in jobs]
-        id_parts = [  # ids are stored narrow
-            s.ids[r.docs].astype(np.int64) for (s, _), r in zip(segments, results, strict=True)
-        ]
-        score_parts = [r.scores for r in results]
-        doc_parts = [r.docs for r in results]
+            scored = score_table(segment.table, terms, phrase, weights, allowed, min_score)
+            id_parts.append(segment.ids[scored.docs].astype(np.int64))  # stored narrow
+            score_parts.append(scored.scores)
+            doc_parts.append(scored.docs)
         if not id_parts:
             empty = np.zeros(0, dtype=np.int64)
             return _Ranking(terms, phrase, empty, np.zeros(0, dtype=np.float64), empty, empty)

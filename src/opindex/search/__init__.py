@@ -70,7 +70,6 @@ from opindex.search.token_index import (
 )
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
 from opindex.search.vector_rank import (
-    Scored,
     TermMatches,
     ValueTable,
     expand_ranges,
@@ -79,7 +78,6 @@ from opindex.search.vector_rank import (
     table_from_arrays,
     top_records,
 )
-from opindex.search.worker_pool import PARALLEL_FROM_RECORDS, run_all
 
 __all__ = [
     "BUILTIN_THESAURUS",
@@ -93,7 +91,6 @@ __all__ = [
     "MAX_SLICE_TOKENS",
     "PACKED_DTYPE",
     "PACKED_LIMIT",
-    "PARALLEL_FROM_RECORDS",
     "SHALLOW_FIELDS",
     "Alternative",
     "AnalyzedDocument",
@@ -111,7 +108,6 @@ __all__ = [
     "QueryMatcher",
     "Ranked",
     "RelaxationOutcome",
-    "Scored",
     "SearchDocument",
     "Strategy",
     "Term",
@@ -145,7 +141,6 @@ __all__ = [
     "relaxation_plan",
     "render_query",
     "round_score",
-    "run_all",
     "score_field",
     "score_table",
     "score_token",

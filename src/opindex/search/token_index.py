@@ -25,7 +25,6 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -46,7 +45,6 @@ from opindex.search.token_batch import (
 )
 from opindex.search.trigram_count import weighed_at_least
 from opindex.search.vector_rank import TermMatches
-from opindex.search.worker_pool import run_all
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -234,7 +232,9 @@ class TokenIndex:
             # a token within the budget is within it in length: the entries of the
             # lengths L - d .. L + d are one run of each list (those past the cap with it)
             low = min(max(0, len(token) - budget), LENGTH_CAP) << LENGTH_SHIFT
-            high = (min(len(token) + budget, LENGTH_CAP) + 1) << LENGTH_SHIFT
+            last = ((min(len(token) + budget, LENGTH_CAP) + 1) << LENGTH_SHIFT) - 1
+            # int32 bounds: Python ints would make searchsorted cast the whole list first
+            bounds = np.array([low, last], dtype=np.int32)
             lengths = self.lengths
 
             def near_in_length(found: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
@@ -245,8 +245,9 @@ class TokenIndex:
             windows = []
             for key in distinct:
                 posting = self._posting(key)
-                window = np.searchsorted(posting, [low, high])
-                windows.append(posting[int(window[0]) : int(window[1])])
+                begin = int(np.searchsorted(posting, bounds[0], side="left"))
+                end = int(np.searchsorted(posting, bounds[1], side="right"))
+                windows.append(posting[begin:end])
             found, shared = weighed_at_least(
                 windows,
                 [keys.count(k) for k in distinct],
@@ -321,11 +322,6 @@ class TokenIndex:
                 self._cache.popitem(last=False)
         return found
 
-    def cached(self, alternative: Alternative) -> bool:
-        """Whether the matches of *alternative* are cached."""
-        with self._lock:
-            return alternative in self._cache
-
     def lookup(self, token: str) -> int | None:
         """The global id of *token*, None when it is not in this slice."""
         for local in local_ids(self._holding_all(_padded_keys(token))).tolist():
@@ -334,35 +330,9 @@ class TokenIndex:
         return None
 
 
-PARALLEL_FROM_TOKENS = 250_000
-"""A slice this large is matched in the search pool's threads (``_prefetch``)."""
-
-
-def _prefetch(terms: Sequence[Term], indexes: Sequence[TokenIndex]) -> None:
-    """Match the query's alternatives against the large slices in parallel threads.
-
-    Matching one word against a slice of millions of tokens takes milliseconds, nearly
-    all of it in numpy calls that release the GIL (sorts, searches, gathers), and the
-    words and slices of a query are independent: on a tenant of 1M documents a query of
-    four words waits for the slowest match instead of their sum (DECISIONS D155). Only
-    what no cache holds is computed; a wildcard waits for its plain word (it is rescored
-    from it), so it is left to ``matches`` after this.
-    """
-    jobs = [
-        (index, alternative)
-        for alternative in dict.fromkeys(a for term in terms for a in term.alternatives)
-        if not (alternative.prefix and len(alternative.token) >= PREFIX_FROM_PLAIN)
-        for index in indexes
-        if index.size >= PARALLEL_FROM_TOKENS and not index.cached(alternative)
-    ]
-    if len(jobs) >= 2:
-        run_all([partial(index.matches, alternative) for index, alternative in jobs])
-
-
 def term_matches(terms: Sequence[Term], indexes: Sequence[TokenIndex]) -> list[TermMatches]:
     """For each term: every vocabulary token scoring above 0 for one of its alternatives,
     with its best score over them, across the vocabulary slices *indexes*."""
-    _prefetch(terms, indexes)
     found: list[TermMatches] = []
     for term in terms:
         id_parts: list[IntArray] = []
