@@ -90,3 +90,32 @@ def test_a_commit_landing_during_the_reload_is_verified_before_a_snapshot_sees_i
     later = generation.snapshot()
     assert later.reload_count == snap.reload_count + 1  # a new commit: new addresses
     assert later.records is not snap.records
+
+
+class VanishingIndex(CountingIndex):
+    """A tantivy.Index whose generation is removed by a rebuild as the reload starts."""
+
+    def __init__(self, index: tantivy.Index, meta: Path) -> None:
+        super().__init__(index)
+        self._meta = meta
+        self.fail = False
+
+    def reload(self) -> None:
+        self._meta.unlink(missing_ok=True)  # what removing the old generation does first
+        if self.fail:
+            raise ValueError("Failed to open file for read: 'meta.json'")
+        super().reload()
+
+
+@pytest.mark.parametrize("fail", [False, True], ids=["reload-then-gone", "gone-reload-fails"])
+def test_a_generation_removed_during_the_reload_keeps_answering(
+    opened: tuple[GenerationIndex, CountingIndex], fail: bool
+) -> None:
+    generation, _ = opened
+    vanishing = VanishingIndex(generation.index._index, generation.path / "meta.json")  # type: ignore[attr-defined]
+    vanishing.fail = fail
+    generation.index = vanishing  # type: ignore[assignment]
+    snap = generation.snapshot()
+    ids = [snap.record(address).id for address in addresses(snap)]  # 47 reads: 2 reloads
+    assert sorted(ids) == list(range(1, 3 * STORE_READS_PER_RELOAD))
+    assert not (generation.path / "meta.json").exists()

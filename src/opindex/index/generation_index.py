@@ -260,12 +260,17 @@ class GenerationIndex:
             self._store_reads = 0
             if _meta_stamp(self.path) != self._stamp:
                 return  # a new commit: refresh() verifies its files before reloading
-            with tantivy_errors(self.path, "reload"):
-                self.index.reload()
+            try:
+                with tantivy_errors(self.path, "reload"):
+                    self.index.reload()
+            except IndexUnavailableError:
+                if _meta_stamp(self.path) is None:
+                    return  # removed (a rebuild published another generation): keep reading
+                raise  # the mapped files, still valid, until refresh() moves on
             stamp = _meta_stamp(self.path)
+            if stamp is None:
+                return  # removed just after the reload onto the same commit: as above
             if stamp != self._stamp:  # a commit landed meanwhile: no snapshot before it is verified
-                if stamp is None:
-                    raise IndexUnavailableError(f"index at {self.path}: {META_FILE} is missing")
                 self._reload_verified(stamp)
 
     def snapshot(self) -> Snapshot:
