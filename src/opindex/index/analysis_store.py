@@ -242,7 +242,6 @@ class AnalysisView:
         phrase_ids = lookup_all(phrase_tokens, self.vocabulary) if phrase_tokens else None
         phrase = np.array(phrase_ids, dtype=np.int32) if phrase_ids else None
         weights = [spec.weight for spec in FIELD_SPECS[kind]]
-
         id_parts: list[npt.NDArray[np.int64]] = []
         score_parts: list[npt.NDArray[np.float64]] = []
         doc_parts: list[npt.NDArray[np.int64]] = []

@@ -151,8 +151,8 @@ class TokenIndex:
     """The tokens of one vocabulary slice, with ids ``base .. base + size - 1``.
 
     *joined* is ``"\\n" + "\\n".join(tokens) + "\\n"`` (tokens hold no newline);
-    *arrays* its ``index_arrays`` when they were stored (else they are built: one sort
-    of the trigram keys, about a second per million tokens). *codes*: the code points of
+    *arrays* its ``index_arrays`` when they were stored (else they are built: two sorts
+    of the trigram keys, a few seconds per million tokens). *codes*: the code points of
     *joined* (``token_batch.code_points``), when the caller holds them already (an ASCII
     vocabulary's stored UTF-8 bytes); else they are computed at the first search.
     """
