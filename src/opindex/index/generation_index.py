@@ -264,9 +264,9 @@ class GenerationIndex:
                 with tantivy_errors(self.path, "reload"):
                     self.index.reload()
             except IndexUnavailableError:
-                if _meta_stamp(self.path) is None:
-                    return  # removed (a rebuild published another generation): keep reading
-                raise  # the mapped files, still valid, until refresh() moves on
+                if _meta_stamp(self.path) is None:  # removed (a rebuild published another
+                    return  # generation): keep the mapped files until refresh() moves on
+                raise
             stamp = _meta_stamp(self.path)
             if stamp is None:
                 return  # removed just after the reload onto the same commit: as above
@@ -306,13 +306,4 @@ class GenerationIndex:
 
     def bytes_on_disk(self) -> int:
         """Total size of the files of this generation, its analysis store included."""
-        total = 0
-        pending = [self.path]
-        while pending:
-            with os.scandir(pending.pop()) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(Path(entry.path))
-                    elif entry.is_file(follow_symlinks=False):
-                        total += entry.stat(follow_symlinks=False).st_size
-        return total
+        return sum(path.lstat().st_size for path in self.path.rglob("*") if path.is_file())
