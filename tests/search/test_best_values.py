@@ -8,11 +8,13 @@ import numpy as np
 import pytest
 from tests.search.test_vector_rank import WORDS, _corpus
 
-from opindex.search.best_values import FieldBest, field_bests
+from opindex.search.analysis import AnalyzedText
+from opindex.search.best_values import RecordBests, field_bests
 from opindex.search.document import FieldValue, Kind, SearchDocument
 from opindex.search.fields import FIELD_SPECS, describe_documents, field_names, rank_documents
+from opindex.search.match import QueryMatcher
 from opindex.search.query import Query, parse_query
-from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.search.rank import DEFAULT_MIN_SCORE, Ranked
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
 from opindex.search.vector_rank import ValueTable, build_table, score_table, top_records
@@ -36,7 +38,7 @@ class _Analysed:
         self.slices = [TokenIndex("\n" + "\n".join(self.tokens) + "\n")]
         self.table: ValueTable = build_table(values)
 
-    def described(self, query: Query, limit: int) -> list[tuple[int, float, list[FieldBest]]]:
+    def described(self, query: Query, limit: int) -> list[tuple[int, float, RecordBests]]:
         terms = term_matches(query.terms, self.slices)
         found = lookup_all(token_texts(query.text), self.slices)
         phrase = np.array(found, dtype=np.int32) if found else None
@@ -51,7 +53,7 @@ class _Analysed:
             (doc, float(scored.scores[i]), b) for doc, i, b in zip(docs, best, bests, strict=True)
         ]
 
-    def describe(self, query: Query, limit: int) -> list[object]:
+    def describe(self, query: Query, limit: int) -> list[Ranked[SearchDocument]]:
         entries = [(self.documents[d], s, b) for d, s, b in self.described(query, limit)]
         return list(describe_documents(entries, self.kind, self.tokens.__getitem__))
 
@@ -81,12 +83,36 @@ def test_a_field_reports_its_first_best_value_and_the_tokens_to_centre_on() -> N
     )
     analysed = _Analysed([document], "work_package")
     query = parse_query("budget plan")
-    ((_, _, bests),) = analysed.described(query, 10)
+    ((_, _, found),) = analysed.described(query, 10)
+    bests = found.fields
     # subject: "Budget plans" scores 0.85 * (1 + 0.9) / 2 = 0.8075, "plan" and "budget" 0.2125
     assert [(b.field, b.value_index) for b in bests] == [(0, 1), (1, 1)]
     assert [analysed.tokens[t] for t in bests[0].targets] == ["budget", "plans"]
     assert bests[1].score == pytest.approx(0.85)  # both words, not consecutive: no bonus
+    assert found.values[0] == pytest.approx((0.2125, 0.8075, 0.2125))
+    assert found.values[1] == pytest.approx((0.0, 0.85))
     assert analysed.describe(query, 10) == rank_documents([document], query, "work_package")
+
+
+@pytest.mark.parametrize("kind", ["work_package", "meeting"])
+def test_every_value_score_is_the_query_matchers_score_of_its_text(kind: Kind) -> None:
+    rng = random.Random(f"values-{kind}")
+    analysed = _Analysed(_corpus(rng, kind, 200), kind)
+    queries = ["the login page", "(login|logout) page", "log* pag*", "müller café"]
+    queries += [" ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 4))) for _ in range(60)]
+    compared = 0
+    for text in queries:
+        query = parse_query(text)
+        if query.containment or not query.terms:
+            continue
+        matcher = QueryMatcher(query)
+        for ranked in analysed.describe(query, 10):
+            assert ranked.value_scores is not None
+            for name, values in ranked.record.fields.items():
+                expected = tuple(matcher.score(AnalyzedText(value.text)) for value in values)
+                assert ranked.value_scores.get(name, ()) == expected, (text, name)
+                compared += len(values)
+    assert compared > 1000
 
 
 def test_needs_a_term() -> None:

@@ -38,9 +38,9 @@ from opindex.search import (
     INDEX_ARRAYS,
     KINDS,
     Alternative,
-    FieldBest,
     Kind,
     Query,
+    RecordBests,
     Term,
     TermMatches,
     TokenIndex,
@@ -216,13 +216,13 @@ class AnalysisView:
         filters: IndexFilters,
         limit: int,
         min_score: float = DEFAULT_MIN_SCORE,
-    ) -> tuple[list[tuple[int, float, list[FieldBest]]], int]:
+    ) -> tuple[list[tuple[int, float, RecordBests]], int]:
         """``search``, with each returned record's fields' best values (``field_bests``)."""
         ranking = self._ranking(query, kind, filters, min_score)
         best = top_records(ranking.ids, ranking.scores, limit)
         segments = ranking.segment[best]
         docs = ranking.docs[best]
-        found: dict[int, list[FieldBest]] = {}
+        found: dict[int, RecordBests] = {}
         for position in np.unique(segments).tolist():
             table = self.kinds[kind][position][0].table
             chosen = np.flatnonzero(segments == position)

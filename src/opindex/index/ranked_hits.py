@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from opindex.index.generation_index import Snapshot, analysis_errors
 from opindex.index.index_filters import IndexFilters
 from opindex.records import Record
-from opindex.search import FieldBest, Kind, Query, Ranked, SearchDocument, describe_documents
+from opindex.search import (
+    Kind,
+    Query,
+    Ranked,
+    RecordBests,
+    SearchDocument,
+    describe_documents,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,7 +63,7 @@ def described_hits(
         best, total = view.described(
             request.query, request.kind, request.filters, request.limit, request.min_score
         )
-    entries: list[tuple[Record, float, list[FieldBest]]] = []
+    entries: list[tuple[Record, float, RecordBests]] = []
     for record_id, score, bests in best:
         record = snap.record_by_id(request.kind, record_id)
         if record is not None:

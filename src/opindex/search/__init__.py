@@ -7,7 +7,7 @@ from opindex.search.analysis import (
     analyze_document,
     fast_token_texts,
 )
-from opindex.search.best_values import FieldBest, field_bests
+from opindex.search.best_values import FieldBest, RecordBests, field_bests
 from opindex.search.document import (
     KIND_KEYS,
     KIND_LABELS,
@@ -107,6 +107,7 @@ __all__ = [
     "Query",
     "QueryMatcher",
     "Ranked",
+    "RecordBests",
     "RelaxationOutcome",
     "SearchDocument",
     "Strategy",

@@ -6,12 +6,13 @@ field: its best value's score and that value's position (the first value reachin
 ``field_bests`` computes them from the same analysed values (``ValueTable``) and term
 matches, in the same floating-point operations as ``score_table`` (so the scores are
 equal to the last bit), reading only the records asked for. Only the chosen values then
-need their text analysed, for snippets.
+need their text analysed, for snippets. Every value's score comes along too, so the
+values listed on their own (comments, agenda items) need no scoring again either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +40,17 @@ class FieldBest:
     value_index: int
     targets: tuple[int, ...] = ()
     """The token ids of that value giving a term its best score there (for the snippet)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordBests:
+    """What ``field_bests`` finds for one record."""
+
+    fields: list[FieldBest]
+    """Its fields whose best value scores above 0, in field order."""
+    values: Mapping[int, tuple[float, ...]]
+    """The raw score of every value of each field holding values, by field position
+    (0 for a value without a match): ``QueryMatcher.score`` of the value's text."""
 
 
 def _token_scores(term: TermMatches, tokens: npt.NDArray[np.int32]) -> FloatArray:
@@ -99,10 +111,11 @@ def field_bests(
     terms: Sequence[TermMatches],
     phrase: npt.NDArray[np.int32] | None,
     docs: Sequence[int],
-) -> list[list[FieldBest]]:
+) -> list[RecordBests]:
     """For each record position of *docs*: its fields whose best value scores above 0,
     in field order, each with that score, the first value reaching it and that value's
-    tokens giving a term its best score in it (``QueryMatcher.offsets``' targets).
+    tokens giving a term its best score in it (``QueryMatcher.offsets``' targets); and
+    the score of each of its values.
 
     *terms* and *phrase* as for ``score_table`` (at least one term)."""
     if not terms:
@@ -114,23 +127,27 @@ def field_bests(
     analysed = _value_scores(table, values, terms, phrase)
     scores = analysed.scores.tolist()
     fields = table.value_field[values].tolist()
-    found: list[list[FieldBest]] = []
+    found: list[RecordBests] = []
     position = 0
     for start, stop in zip(first.tolist(), last.tolist(), strict=True):
         bests: list[tuple[int, float, int, int]] = []  # field, score, index, row
-        field, field_start = -1, 0
-        for offset in range(stop - start):
+        by_field: dict[int, tuple[float, ...]] = {}
+        field, field_start = -1, position
+        for _ in range(stop - start):
             value_field, score = fields[position], scores[position]
             if value_field != field:
-                field, field_start = value_field, offset
+                if field >= 0:
+                    by_field[field] = tuple(scores[field_start:position])
+                field, field_start = value_field, position
             if score > 0.0 and (not bests or bests[-1][0] != field or score > bests[-1][1]):
-                bests.append((field, score, offset - field_start, position))
+                bests.append((field, score, position - field_start, position))
                 if len(bests) > 1 and bests[-2][0] == field:
                     del bests[-2]
             position += 1
-        found.append(
-            [FieldBest(f, score, index, _targets(analysed, row)) for f, score, index, row in bests]
-        )
+        if field >= 0:
+            by_field[field] = tuple(scores[field_start:position])
+        chosen = [FieldBest(f, s, index, _targets(analysed, row)) for f, s, index, row in bests]
+        found.append(RecordBests(chosen, by_field))
     return found
 
 

@@ -7,7 +7,7 @@ from types import MappingProxyType
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedDocument, AnalyzedText, analyze_document
-from opindex.search.best_values import FieldBest
+from opindex.search.best_values import RecordBests
 from opindex.search.document import KINDS, Kind, SearchDocument
 from opindex.search.query import MatchMode, Query, parse_query
 from opindex.search.rank import (
@@ -207,7 +207,7 @@ def _analyzed_documents(
 
 
 def describe_documents(
-    entries: Sequence[tuple[SearchDocument, float, Sequence[FieldBest]]],
+    entries: Sequence[tuple[SearchDocument, float, RecordBests]],
     kind: Kind,
     token_text: Callable[[int], str],
 ) -> list[Ranked[SearchDocument]]:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Generic, Protocol, TypeVar, cast
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedText
-from opindex.search.best_values import FieldBest
+from opindex.search.best_values import RecordBests
 from opindex.search.match import (
     ContainmentMatcher,
     QueryMatcher,
@@ -73,6 +73,11 @@ class Ranked(Generic[T]):
     record: T
     score: float
     matches: tuple[FieldMatch, ...]
+    value_scores: Mapping[str, tuple[float, ...]] | None = field(default=None, compare=False)
+    """The raw score of every value of each field holding values, where the scorer had
+    them at hand (``describe_records``), so sub-records (comments, agenda items) are listed
+    without scoring their text again; None where they were not kept. Not part of the
+    answer: two rankings that differ only here are equal."""
 
 
 def _analysed(content: FieldContent) -> Sequence[AnalyzedText]:
@@ -335,7 +340,7 @@ def _found_at(targets: dict[int, frozenset[str]], hit: _FieldHit) -> tuple[int, 
 
 
 def describe_records(
-    entries: Sequence[tuple[R, float, Sequence[FieldBest]]],
+    entries: Sequence[tuple[R, float, RecordBests]],
     fields: Sequence[FieldSpec[R]],
     token_text: Callable[[int], str],
 ) -> list[Ranked[R]]:
@@ -352,7 +357,7 @@ def describe_records(
     for record, score, bests in entries:
         hits: list[_FieldHit] = []
         targets: dict[int, frozenset[str]] = {}
-        for best in bests:
+        for best in bests.fields:
             rounded = round_score(best.score) if best.score else 0.0
             if rounded > 0.0:
                 spec = fields[best.field]
@@ -363,5 +368,7 @@ def describe_records(
                 )
                 targets[best.field] = frozenset(map(token_text, best.targets))
 
-        described.append(_finish(_Candidate(record, score, hits), partial(_found_at, targets)))
+        ranked = _finish(_Candidate(record, score, hits), partial(_found_at, targets))
+        values = {fields[position].name: scores for position, scores in bests.values.items()}
+        described.append(replace(ranked, value_scores=values))
     return described

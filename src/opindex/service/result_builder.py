@@ -80,6 +80,20 @@ class _ValueScorer:
         score = round_score(self._fuzzy.score(value))
         return score, self._fuzzy.offsets(value) if score else ()
 
+    def known_scores(self, ranked: Ranked[SearchDocument], name: str) -> tuple[float, ...] | None:
+        """The rounded scores of field *name*'s values as the ranking computed them (the
+        same as :meth:`score` of each text), None where it did not keep them."""
+        if self._fuzzy is None or ranked.value_scores is None:
+            return None
+        raw = ranked.value_scores.get(name, ())
+        if len(raw) != len(ranked.record.fields.get(name, ())):
+            return None
+        return tuple(round_score(score) if score else 0.0 for score in raw)
+
+    def offsets(self, text: str) -> tuple[int, ...]:
+        """The offsets of the tokens of *text* that match (fuzzy queries)."""
+        return self._fuzzy.offsets(AnalyzedText(text)) if self._fuzzy is not None else ()
+
     @property
     def gate(self) -> float:
         """The score a sub-record value needs to be listed (the ranking gate)."""
@@ -124,16 +138,23 @@ def _sub_matches(
     best: dict[int, _SubMatch] = {}
     order = 0
     for name in fields:
+        known = scorer.known_scores(ranked, name)
         value: FieldValue
-        for value in ranked.record.fields.get(name, ()):
+        for index, value in enumerate(ranked.record.fields.get(name, ())):
             order += 1
             if value.ref is None:
                 continue
-            score, offsets = scorer.score(value.text)
+            offsets: tuple[int, ...] | None = None
+            if known is not None:
+                score = known[index]
+            else:
+                score, offsets = scorer.score(value.text)
             if score <= 0.0 or (score < scorer.gate and value.ref not in winners):
                 continue
             current = best.get(value.ref)
             if current is None or score > current.score:
+                if offsets is None:
+                    offsets = scorer.offsets(value.text)
                 snippet = extract_snippet(value.text, offsets)
                 first = order if current is None else current.order
                 best[value.ref] = _SubMatch(value.ref, score, snippet, first)
