@@ -9,7 +9,9 @@ changes work packages in the sandbox and runs incremental syncs of the same tena
 committing to the index the server is reading. Every client keeps searching until the
 writer has committed at least --min-commits times, so reads and commits really overlap
 (--min-commits 0: the same searches without any sync, as a baseline).
-Prints errors, latency percentiles and commits; exits 1 if any search failed.
+Prints errors, latency percentiles, commits and the server's CPU time per search (its
+share of the machine, which contention between processes changes less than latency);
+exits 1 if any search failed.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ class LoadResult:
     commits_during_load: int = 0
     sync_errors: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    server_cpu_s: float | None = None
+    """CPU time (user + system) of the server process during the load."""
 
     @property
     def searches(self) -> int:
@@ -89,6 +93,9 @@ class LoadResult:
             "commits": self.commits,
             "sync_errors": len(self.sync_errors),
             "wall_s": round(self.seconds, 2),
+            "server_cpu_ms_per_search": round(1000 * self.server_cpu_s / self.searches, 2)
+            if self.server_cpu_s is not None and self.searches
+            else None,
         }
 
 
@@ -229,9 +236,16 @@ async def run_load(
     return result
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process *pid* so far (from /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def process(argv: list[str], ready_prefix: str, log: Path) -> Iterator[str]:
-    """Run ``argv``; yield what follows ``ready_prefix`` on its first stdout line."""
+def process(argv: list[str], ready_prefix: str, log: Path) -> Iterator[tuple[str, int]]:
+    """Run ``argv``; yield what follows ``ready_prefix`` on its first stdout line, and
+    the process id."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with (
         log.open("w", encoding="utf-8") as stderr,
@@ -242,7 +256,7 @@ def process(argv: list[str], ready_prefix: str, log: Path) -> Iterator[str]:
         if child.announcement is None:
             detail = log.read_text()[-2000:]
             raise RuntimeError(f"{argv[3]} did not start: {child.first_line!r}; {detail}")
-        yield child.announcement
+        yield child.announcement, child.process.pid
 
 
 def write_config(directory: Path, base_url: str) -> Path:
@@ -270,16 +284,17 @@ def run(
     write_corpus(corpus, corpus_path)
     sandbox_argv = [sys.executable, "-m", "opindex", "sandbox", "--corpus", str(corpus_path)]
     sandbox_argv += ["--port", "0", "--wiki-list", "--latency-ms", str(latency_ms)]
-    with process(sandbox_argv, SANDBOX_READY, workdir / "sandbox.log") as sandbox_url:
+    with process(sandbox_argv, SANDBOX_READY, workdir / "sandbox.log") as (sandbox_url, _):
         config_path = write_config(workdir, sandbox_url)
         config = load_config(config_path)
         asyncio.run(sync_tenant(config.tenant(TENANT), config.data_dir))
         serve_argv = [sys.executable, "-m", "opindex", "serve", "--config", str(config_path)]
         serve_argv += ["--transport", "http", "--port", "0", "--no-sync"]
-        with process(serve_argv, SERVE_READY, workdir / "serve.log") as url:
+        with process(serve_argv, SERVE_READY, workdir / "serve.log") as (url, server):
             ids = [record["id"] for record in corpus["work_packages"]]
             writer = Writer(config_path, sandbox_url, ids)
-            return asyncio.run(
+            before = cpu_seconds(server)
+            result = asyncio.run(
                 run_load(
                     url,
                     ADMIN_KEY,
@@ -290,6 +305,8 @@ def run(
                     min_commits=min_commits,
                 )
             )
+            result.server_cpu_s = cpu_seconds(server) - before
+            return result
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

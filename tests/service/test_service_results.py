@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from service_records import meeting, wiki_page, work_package
 
 from opindex.records import Record
+from opindex.search.analysis import AnalyzedText
 from opindex.search.fields import rank_documents
+from opindex.search.match import QueryMatcher
 from opindex.search.query import parse_query
 from opindex.service.result_builder import ResultBuilder, ScoredHit, record_url
 
@@ -111,3 +115,41 @@ def test_record_urls() -> None:
     )
     assert record_url(None, page) is None
     assert record_url("https://x", meeting(2, "M")) == "https://x/meetings/2"
+
+
+def _comment_results(
+    record: Record, text: str, value_scores: dict[str, tuple[float, ...]] | None = None
+) -> list[dict[str, object]]:
+    query = parse_query(text)
+    [ranked] = rank_documents([record.document], query, "work_package")
+    if value_scores is not None:
+        ranked = dataclasses.replace(ranked, value_scores=value_scores)
+    builder = ResultBuilder(query)
+    [result] = builder.build([ScoredHit(record, ranked)])
+    comments = result.model_dump(mode="json", by_alias=True)["matchedComments"]
+    assert isinstance(comments, list)
+    return comments
+
+
+def test_at_most_five_comments_are_listed_best_first_then_in_order() -> None:
+    texts = ["budget approval", "budget", "budget approval", "approval", "budget aproval"]
+    texts += ["budget approval", "budget approval", "nothing to see"]
+    record = work_package(4, "Finance", comments=list(enumerate(texts, start=1)))
+    comments = _comment_results(record, "budget approval")
+    assert [c["id"] for c in comments] == [1, 3, 6, 7, 5]
+    assert comments[-1]["snippet"] == "budget aproval"
+
+
+def test_the_rankings_value_scores_list_the_same_comments_and_are_used() -> None:
+    texts = ["Budget approval arrived", "budget", "the approval of the budget", "unrelated"]
+    record = work_package(5, "Finance", comments=list(enumerate(texts, start=1)))
+    query = parse_query("budget approval")
+    matcher = QueryMatcher(query)
+    values = record.document.fields["comments"]
+    scores = tuple(matcher.score(AnalyzedText(value.text)) for value in values)
+    expected = _comment_results(record, "budget approval")
+    assert [c["id"] for c in expected] == [1, 3]
+    assert _comment_results(record, "budget approval", {"comments": scores}) == expected
+    # the given scores decide (a ranking that scored comment 1 at 0 does not list it)
+    dropped = {"comments": (0.0, *scores[1:])}
+    assert [c["id"] for c in _comment_results(record, "budget approval", dropped)] == [3]

@@ -69,16 +69,13 @@ class _ValueScorer:
         self._containment = ContainmentMatcher(query) if query.containment else None
         self._fuzzy = None if query.containment or not query.terms else QueryMatcher(query)
 
-    def score(self, text: str) -> tuple[float, tuple[int, ...]]:
-        """Rounded score of *text* and the offsets of its matched tokens."""
+    def score(self, text: str) -> float:
+        """Rounded score of *text*."""
         if self._containment is not None:
-            score = self._containment.score(text)
-            return score, self._containment.offsets(text) if score else ()
+            return self._containment.score(text)
         if self._fuzzy is None:
-            return 0.0, ()
-        value = AnalyzedText(text)
-        score = round_score(self._fuzzy.score(value))
-        return score, self._fuzzy.offsets(value) if score else ()
+            return 0.0
+        return round_score(self._fuzzy.score(AnalyzedText(text)))
 
     def known_scores(self, ranked: Ranked[SearchDocument], name: str) -> tuple[float, ...] | None:
         """The rounded scores of field *name*'s values as the ranking computed them (the
@@ -91,7 +88,9 @@ class _ValueScorer:
         return tuple(round_score(score) if score else 0.0 for score in raw)
 
     def offsets(self, text: str) -> tuple[int, ...]:
-        """The offsets of the tokens of *text* that match (fuzzy queries)."""
+        """The offsets of the tokens of *text* that match (for its snippet)."""
+        if self._containment is not None:
+            return self._containment.offsets(text)
         return self._fuzzy.offsets(AnalyzedText(text)) if self._fuzzy is not None else ()
 
     @property
@@ -100,12 +99,20 @@ class _ValueScorer:
         return 1.0 if self._containment is not None else DEFAULT_MIN_SCORE
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _SubMatch:
     ref: int
-    score: float
     snippet: str
+
+
+@dataclass(slots=True)
+class _BestValue:
+    """A sub-record's best value so far: its score, its position and its text."""
+
+    ref: int
+    score: float
     order: int
+    text: str
 
 
 def _best_refs(ranked: Ranked[SearchDocument], fields: Iterable[str]) -> set[int]:
@@ -135,7 +142,7 @@ def _sub_matches(
     Returns at most MAX_SUB_MATCHES entries; for each ref the best value gives the snippet.
     """
     winners = _best_refs(ranked, fields)
-    best: dict[int, _SubMatch] = {}
+    best: dict[int, _BestValue] = {}
     order = 0
     for name in fields:
         known = scorer.known_scores(ranked, name)
@@ -144,22 +151,19 @@ def _sub_matches(
             order += 1
             if value.ref is None:
                 continue
-            offsets: tuple[int, ...] | None = None
-            if known is not None:
-                score = known[index]
-            else:
-                score, offsets = scorer.score(value.text)
+            score = known[index] if known is not None else scorer.score(value.text)
             if score <= 0.0 or (score < scorer.gate and value.ref not in winners):
                 continue
             current = best.get(value.ref)
-            if current is None or score > current.score:
-                if offsets is None:
-                    offsets = scorer.offsets(value.text)
-                snippet = extract_snippet(value.text, offsets)
-                first = order if current is None else current.order
-                best[value.ref] = _SubMatch(value.ref, score, snippet, first)
-    ordered = sorted(best.values(), key=lambda sub: (-sub.score, sub.order))
-    return ordered[:MAX_SUB_MATCHES]
+            if current is None:
+                best[value.ref] = _BestValue(value.ref, score, order, value.text)
+            elif score > current.score:
+                current.score, current.text = score, value.text
+    # only the listed ones are quoted: their texts alone are tokenized for offsets
+    listed = sorted(best.values(), key=lambda sub: (-sub.score, sub.order))[:MAX_SUB_MATCHES]
+    return [
+        _SubMatch(sub.ref, extract_snippet(sub.text, scorer.offsets(sub.text))) for sub in listed
+    ]
 
 
 def _agenda_titles(document: SearchDocument) -> dict[int, str]:
