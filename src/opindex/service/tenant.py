@@ -75,6 +75,8 @@ class Tenant:
         self._client: OpenProjectClient | None = None
         self._live: LiveSearcher | None = None
         self._directory: tuple[datetime, Directory] | None = None
+        self._published: tuple[int, int, int] | None = None
+        """CURRENT's stamp when it last named a generation (``_has_index``)."""
 
     # --- index and freshness ----------------------------------------------------------
 
@@ -139,7 +141,7 @@ class Tenant:
         if self._data_dir is None:
             return Freshness("missing")
         try:
-            if index_directory(self._data_dir, self.name).current() is None:
+            if not self._has_index(self._data_dir):
                 return Freshness("missing")
         except IndexUnavailableError as exc:
             logger.warning("tenant %s: index unreadable: %s", self.name, exc)
@@ -161,6 +163,20 @@ class Tenant:
             max_staleness=timedelta(seconds=self.config.max_staleness_seconds),
             now=self._clock(),
         )
+
+    def _has_index(self, data_dir: Path) -> bool:
+        """Whether CURRENT names a generation; read again only when its stamp changed
+        (a publish replaces the file: a new inode), as ``TenantIndex`` does."""
+        pointers = index_directory(data_dir, self.name)
+        stamp = pointers.pointer_stamp()
+        if stamp is None:
+            self._published = None
+            return False
+        if stamp != self._published:
+            if pointers.current() is None:
+                return False
+            self._published = stamp
+        return True
 
     def _close_state(self) -> None:
         if self._state is not None:
