@@ -13,6 +13,7 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from opindex.errors import InvalidArgumentError
 from opindex.openproject import (
@@ -22,7 +23,6 @@ from opindex.openproject import (
     Document,
     Meeting,
     News,
-    OpenProjectClient,
     Project,
     Ref,
     Version,
@@ -31,6 +31,9 @@ from opindex.openproject import (
 )
 from opindex.records import AttributeValue, Record
 from opindex.search import FieldValue, Kind, SearchDocument
+
+if TYPE_CHECKING:
+    from opindex.openproject import OpenProjectClient
 
 Values = tuple[FieldValue, ...]
 

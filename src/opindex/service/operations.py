@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from opindex.config import TenantConfig
-from opindex.openproject import ApiKeyCredential, OpenProjectClient, RetryPolicy, User
+from opindex.openproject import ApiKeyCredential, RetryPolicy, User
 from opindex.state import StateStore
 
 ONE_TRY = RetryPolicy(max_attempts=1)
@@ -20,6 +20,8 @@ ONE_TRY = RetryPolicy(max_attempts=1)
 async def reach_tenant(tenant: TenantConfig) -> User:
     """The account *tenant*'s credential signs in as, asked once without retries (a
     diagnosis should name the first problem at once). Raises ``OpindexError``."""
+    from opindex.openproject import OpenProjectClient  # httpx loads on first use (D159)
+
     credential = ApiKeyCredential(tenant.api_key.reveal(), tenant.auth)
     async with OpenProjectClient(tenant.base_url, credential, retry=ONE_TRY) as client:
         return await client.me()

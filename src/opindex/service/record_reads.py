@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from opindex.envelope import (
     ActivityOut,
@@ -17,10 +18,8 @@ from opindex.envelope import (
     UserRef,
 )
 from opindex.errors import InvalidArgumentError, NotFoundError
-from opindex.live import ActivityListing, caller_filters
 from opindex.openproject import (
     Filter,
-    OpenProjectClient,
     WorkPackage,
     closed_status_ids,
     resolve_status_closed,
@@ -30,6 +29,10 @@ from opindex.records import Record
 from opindex.search import KINDS, Kind, Ranked, parse_query
 from opindex.service.request_filters import check_filters
 from opindex.service.result_builder import ResultBuilder, record_url
+
+if TYPE_CHECKING:
+    from opindex.live import ActivityListing
+    from opindex.openproject import OpenProjectClient
 
 MAX_LISTING = 200
 """Most work packages one listing call returns."""
@@ -121,6 +124,8 @@ def listing_filters(
         updated_before=updated_before,
     )
     check_filters(request)
+    from opindex.live import caller_filters  # the live path loads on first use (D159)
+
     filters = caller_filters(request)
     if subject is not None and subject.strip():
         filters.append(Filter.of("subject", "~", [subject.strip()]))
