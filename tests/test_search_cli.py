@@ -23,7 +23,12 @@ from opindex.cli import main
 code = main({argv!r})
 print("MODULES " + json.dumps([code, sorted(sys.modules)]))
 """
-HTTP_CLIENT = {"httpx", "opindex.openproject.client", "opindex.openproject.http_session"}
+HTTP_CLIENT = {
+    "httpx",
+    "opindex.openproject",
+    "opindex.openproject.client",
+    "opindex.openproject.http_session",
+}
 LIVE_PATH = {"opindex.live.live_session", "opindex.live.wikis", "opindex.live.work_packages"}
 
 

@@ -26,12 +26,6 @@ from opindex.disclosure import public_detail
 from opindex.errors import IndexMissingError, IndexUnavailableError, StateError
 from opindex.index import IndexBackend, TenantIndex
 from opindex.moments import Clock
-from opindex.openproject import (
-    ApiKeyCredential,
-    OutageMemory,
-    ServerCapabilities,
-    stored_capabilities,
-)
 from opindex.service.directory import DIRECTORY_TTL_SECONDS, Directory, read_directory
 from opindex.service.relaxed_search import Thesaurus, merge_thesauri
 from opindex.state import StateStore, state_db_path
@@ -41,7 +35,7 @@ if TYPE_CHECKING:
     import httpx
 
     from opindex.live import LiveSearcher, WikiDirectoryCache
-    from opindex.openproject import OpenProjectClient
+    from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
 
 logger = logging.getLogger(__name__)
 
@@ -177,6 +171,8 @@ class Tenant:
 
     def capabilities(self) -> ServerCapabilities | None:
         """Server capabilities detected by the last sync, if any (spares live probes)."""
+        from opindex.openproject import stored_capabilities  # the live path's, on first use
+
         try:
             state = self._state_store()
             stored = state.get_capabilities() if state is not None else None
@@ -189,7 +185,7 @@ class Tenant:
     def client(self) -> OpenProjectClient:
         """The tenant's API client (one connection pool for the life of the service)."""
         if self._client is None:
-            from opindex.openproject import OpenProjectClient  # with httpx, on first use
+            from opindex.openproject import OpenProjectClient, OutageMemory  # with httpx
 
             self._client = OpenProjectClient(
                 self.config.base_url,
@@ -200,6 +196,8 @@ class Tenant:
         return self._client
 
     def _credential(self) -> ApiKeyCredential:
+        from opindex.openproject import ApiKeyCredential
+
         return ApiKeyCredential(self.config.api_key.reveal(), self.config.auth)
 
     def live(self) -> LiveSearcher:

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 
 from opindex.envelope import RecordResponse, RelationOut
 from opindex.errors import OpenProjectError
-from opindex.openproject import Relation
 
 if TYPE_CHECKING:
-    from opindex.openproject import OpenProjectClient
+    from opindex.openproject import OpenProjectClient, Relation
 
 
 def relation_out(relation: Relation, work_package_id: int) -> RelationOut:
