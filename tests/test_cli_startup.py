@@ -10,6 +10,7 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from opindex import cli
 
@@ -99,3 +100,32 @@ def test_a_server_without_sync_or_webhooks_does_not_import_the_syncer() -> None:
     assert not top_level(modules) & {"apscheduler", "pypdfium2"}
     syncer = {"opindex.daemon", "opindex.webhooks", "opindex.sync.runner", "opindex.extract"}
     assert not modules & syncer
+
+
+FREEZE_PROBE = """
+import gc, sys
+from opindex.cli import main
+sys.argv = ["opindex", "search", "--config", {config!r}, "--kind", "all", "budget"]
+code = main({argv})
+print("FROZEN", code, gc.get_freeze_count())
+"""
+
+
+def test_the_program_freezes_the_collector_before_it_exits_and_a_caller_keeps_it(
+    tmp_path: Path,
+) -> None:
+    missing = str(tmp_path / "absent.toml")  # a usage error: the command returns its code
+    counts = {}
+    for argv in ("None", repr(["search", "--config", missing, "--kind", "all", "x"])):
+        done = subprocess.run(
+            [sys.executable, "-c", FREEZE_PROBE.format(config=missing, argv=argv)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        code, frozen = done.stdout.rsplit("FROZEN", 1)[1].split()
+        assert int(code) != 0, done.stderr
+        counts[argv == "None"] = int(frozen)
+    assert counts[True] > 0  # the console script: nothing collected at exit
+    assert counts[False] == 0  # a caller (the tests) keeps its collector as it was
