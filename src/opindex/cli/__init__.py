@@ -131,7 +131,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if argv is None:
             # The interpreter's last collections would walk every object numpy, pydantic
             # and Tantivy made, for nothing the exit needs: 40-50 ms of `opindex search`
-            # (DECISIONS D160). atexit handlers, flushes and thread joins still run.
+            # (DECISIONS D161). atexit handlers, flushes and thread joins still run.
             gc.freeze()
         return code
     except BrokenPipeError:
