@@ -50,11 +50,12 @@ def test_help_lists_every_command_without_importing_tantivy_mcp_or_httpx() -> No
     assert not set(modules) & set(cli.COMMANDS.values())  # no command module
 
 
-def test_search_help_does_not_import_the_mcp_sdk_or_the_syncer() -> None:
+def test_search_help_does_not_import_the_mcp_sdk_the_syncer_or_an_http_client() -> None:
     printed, modules = imported_by(["search", "--help"])
     assert "--kind" in printed
-    assert "opindex.cli.search_command" in modules
-    assert not top_level(modules) & {"mcp", "apscheduler", "uvicorn", "starlette"}
+    assert "opindex.cli.search_command" in modules and "opindex.service" in modules
+    assert not top_level(modules) & {"mcp", "apscheduler", "uvicorn", "starlette", "httpx"}
+    assert "opindex.openproject" not in modules  # DECISIONS D159
     assert "opindex.sync.runner" not in modules
     assert "opindex.cli.sync_command" not in modules
 
