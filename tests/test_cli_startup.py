@@ -10,6 +10,7 @@ import argparse
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from opindex import cli
 
@@ -49,11 +50,12 @@ def test_help_lists_every_command_without_importing_tantivy_mcp_or_httpx() -> No
     assert not set(modules) & set(cli.COMMANDS.values())  # no command module
 
 
-def test_search_help_does_not_import_the_mcp_sdk_or_the_syncer() -> None:
+def test_search_help_does_not_import_the_mcp_sdk_the_syncer_or_an_http_client() -> None:
     printed, modules = imported_by(["search", "--help"])
     assert "--kind" in printed
-    assert "opindex.cli.search_command" in modules
-    assert not top_level(modules) & {"mcp", "apscheduler", "uvicorn", "starlette"}
+    assert "opindex.cli.search_command" in modules and "opindex.service" in modules
+    assert not top_level(modules) & {"mcp", "apscheduler", "uvicorn", "starlette", "httpx"}
+    assert "opindex.openproject" not in modules  # DECISIONS D159
     assert "opindex.sync.runner" not in modules
     assert "opindex.cli.sync_command" not in modules
 
@@ -99,3 +101,32 @@ def test_a_server_without_sync_or_webhooks_does_not_import_the_syncer() -> None:
     assert not top_level(modules) & {"apscheduler", "pypdfium2"}
     syncer = {"opindex.daemon", "opindex.webhooks", "opindex.sync.runner", "opindex.extract"}
     assert not modules & syncer
+
+
+FREEZE_PROBE = """
+import gc, sys
+from opindex.cli import main
+sys.argv = ["opindex", "search", "--config", {config!r}, "--kind", "all", "budget"]
+code = main({argv})
+print("FROZEN", code, gc.get_freeze_count())
+"""
+
+
+def test_the_program_freezes_the_collector_before_it_exits_and_a_caller_keeps_it(
+    tmp_path: Path,
+) -> None:
+    missing = str(tmp_path / "absent.toml")  # a usage error: the command returns its code
+    counts = {}
+    for argv in ("None", repr(["search", "--config", missing, "--kind", "all", "x"])):
+        done = subprocess.run(
+            [sys.executable, "-c", FREEZE_PROBE.format(config=missing, argv=argv)],
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=60,
+        )
+        code, frozen = done.stdout.rsplit("FROZEN", 1)[1].split()
+        assert int(code) != 0, done.stderr
+        counts[argv == "None"] = int(frozen)
+    assert counts[True] > 0  # the console script: nothing collected at exit
+    assert counts[False] == 0  # a caller (the tests) keeps its collector as it was

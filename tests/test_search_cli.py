@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,20 @@ from tests.support.synced_tenant import SyncedTenant, synced_tenant
 from opindex import cli
 from opindex.cli.search_command import BOLD, RESET, highlight
 from opindex.search.query import parse_query
+
+MODULES_PROBE = """
+import json, sys
+from opindex.cli import main
+code = main({argv!r})
+print("MODULES " + json.dumps([code, sorted(sys.modules)]))
+"""
+OPENPROJECT_API = {
+    "httpx",
+    "opindex.openproject",
+    "opindex.openproject.client",
+    "opindex.openproject.http_session",
+}
+LIVE_PATH = {"opindex.live.live_session", "opindex.live.wikis", "opindex.live.work_packages"}
 
 
 @pytest.fixture(scope="module")
@@ -247,3 +263,38 @@ def test_every_kind_at_once(tenant: SyncedTenant, capsys: pytest.CaptureFixture[
     assert cli.main(["search", "budget", "--kind", "all", "--config", str(tenant.config_path)]) == 0
     text = capsys.readouterr().out
     assert "across work packages, wiki pages, meetings" in text and "[meeting]" in text
+
+
+def _modules_of_search(config: Path, *args: str) -> tuple[dict[str, Any], set[str]]:
+    """The JSON envelope ``opindex search --json`` printed in a fresh interpreter and every
+    module that interpreter imported."""
+    argv = ["search", *args, "--config", str(config), "--json"]
+    done = subprocess.run(
+        [sys.executable, "-c", MODULES_PROBE.format(argv=argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    printed, _, tail = done.stdout.rpartition("MODULES ")
+    code, modules = json.loads(tail)
+    assert code == cli.EXIT_OK, done.stderr
+    return json.loads(printed), set(modules)
+
+
+@pytest.mark.parametrize("kind", ["meetings", "all"])
+def test_an_index_answer_imports_no_http_client(tenant: SyncedTenant, kind: str) -> None:
+    envelope, modules = _modules_of_search(tenant.config_path, "budget aproval", "--kind", kind)
+    assert envelope["results"]
+    sources = [answer["source"] for answer in envelope["meta"].get("kinds", [envelope["meta"]])]
+    assert set(sources) == {"index"}
+    assert not modules & (OPENPROJECT_API | LIVE_PATH), "the index path imported the live path"
+    assert "opindex.mcp.wire" not in modules  # --json renders no MCP text
+
+
+def test_a_live_answer_imports_the_client_on_first_use(tenant: SyncedTenant) -> None:
+    envelope, modules = _modules_of_search(
+        tenant.config_path, "quarterly budget", "--kind", "meetings", "--source", "live"
+    )
+    assert envelope["meta"]["source"] == "live"
+    assert modules >= OPENPROJECT_API | LIVE_PATH

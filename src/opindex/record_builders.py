@@ -13,24 +13,27 @@ import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from opindex.errors import InvalidArgumentError
-from opindex.openproject import (
-    Activity,
-    AgendaItem,
-    Attachment,
-    Document,
-    Meeting,
-    News,
-    OpenProjectClient,
-    Project,
-    Ref,
-    Version,
-    WikiPage,
-    WorkPackage,
-)
 from opindex.records import AttributeValue, Record
 from opindex.search import FieldValue, Kind, SearchDocument
+
+if TYPE_CHECKING:  # the API models are read here, never built: none is imported at run time
+    from opindex.openproject import (
+        Activity,
+        AgendaItem,
+        Attachment,
+        Document,
+        Meeting,
+        News,
+        OpenProjectClient,
+        Project,
+        Ref,
+        Version,
+        WikiPage,
+        WorkPackage,
+    )
 
 Values = tuple[FieldValue, ...]
 

@@ -5,13 +5,22 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
 
+import numpy as np
 import pytest
 from index_fixtures import work_package
 
 from opindex.errors import IndexUnavailableError
 from opindex.index import NO_FILTERS, IndexFilters, TenantIndex, analysis_writer
-from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
+from opindex.index.analysis_store import (
+    DIRECTORY,
+    MANIFEST,
+    MAX_SEGMENTS,
+    KindSegment,
+    alive_masks,
+)
 from opindex.index.analysis_writer import newest_to_merge
 from opindex.records import Record
 from opindex.search.fields import rank_documents
@@ -252,3 +261,21 @@ def test_vocabulary_slices_stay_few_over_many_commits(tmp_path: Path) -> None:
         assert len(counts) <= MAX_SEGMENTS
     for text in ("budget", "t3x0", "t39x2 budget", "t1*"):
         assert _got(index, text) == _expected(records, text), text
+
+
+def test_a_record_is_alive_unless_a_newer_segment_holds_or_deletes_its_id() -> None:
+    rng = random.Random(11)
+    for _ in range(300):
+        segments: list[Any] = []
+        for _ in range(rng.randint(1, MAX_SEGMENTS + 1)):
+            ids = sorted(rng.sample(range(1, 80), rng.randint(0, 30)))
+            deleted = sorted(rng.sample(range(1, 80), rng.randint(0, 10)))
+            narrow = rng.choice([np.uint8, np.uint16, np.uint32])
+            segments.append(
+                SimpleNamespace(ids=np.array(ids, narrow), deleted=np.array(deleted, np.int64))
+            )
+        masks = alive_masks(cast(list[KindSegment], segments))
+        for position, (segment, mask) in enumerate(zip(segments, masks, strict=True)):
+            newer = {int(i) for later in segments[position + 1 :] for i in later.ids}
+            newer |= {int(i) for later in segments[position + 1 :] for i in later.deleted}
+            assert mask.tolist() == [int(i) not in newer for i in segment.ids]

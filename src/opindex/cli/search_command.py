@@ -20,7 +20,6 @@ from opindex.envelope import (
     SearchResult,
 )
 from opindex.errors import InvalidArgumentError
-from opindex.mcp import relaxation_notice, render_global
 from opindex.moments import parse_moment
 from opindex.service import (
     KIND_KEYS,
@@ -146,6 +145,8 @@ def run(args: argparse.Namespace) -> int:
             json.dump(everything.to_json_dict(), out, ensure_ascii=False, indent=2)
             out.write("\n")
         else:
+            from opindex.mcp import render_global  # the MCP rendering: only for this table
+
             out.write(render_global(everything) + "\n")
         return EXIT_OK
     response = asyncio.run(_search(config, request, args.tenant, names))
@@ -226,6 +227,8 @@ def footer(response: SearchResponse) -> list[str]:
     if meta.age_seconds is not None:
         freshness += f" (synced {_age(meta.age_seconds)} ago)"
     lines[0] += f" · {freshness}"
+    from opindex.mcp import relaxation_notice  # not for --json (DECISIONS D159)
+
     notice = relaxation_notice(meta)
     if notice is not None:
         lines.insert(0, notice)

@@ -9,12 +9,14 @@ from opindex.index.index_filters import NO_FILTERS, IndexFilters, StatusSelectio
 from opindex.index.record_codec import updated_timestamp
 from opindex.index.schema import SCHEMA_VERSION
 from opindex.index.tenant_index import DEFAULT_CANDIDATE_LIMIT, TenantIndex
+from opindex.index.verification_record import VERIFY_INTERVAL_SECONDS
 from opindex.index.vocabulary import Vocabulary
 
 __all__ = [
     "DEFAULT_CANDIDATE_LIMIT",
     "NO_FILTERS",
     "SCHEMA_VERSION",
+    "VERIFY_INTERVAL_SECONDS",
     "CandidateList",
     "CommitInfo",
     "IndexBackend",

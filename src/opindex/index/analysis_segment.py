@@ -5,7 +5,8 @@ each array's dtype, length and offset, then the arrays, each aligned to 64 bytes
 array packed in three bytes per value is named ``<u3``: DECISIONS D138). Files
 are written to a temporary name, fsynced and renamed, and never changed afterwards; the
 manifest that lists them records each one's length and SHA-256, checked when a process
-first maps it.
+first maps it (unless another process verified the same file, unchanged, less than an
+hour ago: DECISIONS D158).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from opindex.errors import IndexDamagedError, IndexUnavailableError
-from opindex.index.checksums import damaged_error
+from opindex.index.checksums import VerifiedFile, damaged_error
 from opindex.search import PACKED_DTYPE, Packed24, packed_size
 
 MAGIC: Final = b"OPXSEG02"
@@ -95,18 +96,26 @@ def write_arrays(path: Path, arrays: dict[str, Column], meta: dict[str, Any]) ->
 
 
 class ArrayFile:
-    """A segment file mapped read-only, verified against its FileCheck when opened."""
+    """A segment file mapped read-only, verified against its FileCheck when opened.
 
-    def __init__(self, path: Path, check: FileCheck) -> None:
+    *trusted*: the stamp and SHA-256 another process verified the file at; when the open
+    file has that stamp and the manifest that checksum, it is not read again.
+    ``verified`` is the stamp and checksum the file was verified at."""
+
+    def __init__(self, path: Path, check: FileCheck, trusted: VerifiedFile | None = None) -> None:
         try:
             with open(path, "rb") as handle:
-                size = os.fstat(handle.fileno()).st_size
+                st = os.fstat(handle.fileno())
+                size = st.st_size
                 if size != check.size:
                     raise _damage(path, f"is {size} bytes, expected {check.size}")
+                self.verified: VerifiedFile = ((st.st_ino, st.st_mtime_ns, size), check.sha256)
                 # Hashed by reading, not through the mapping: touching every mapped page
                 # would keep the whole file resident in this process, needed or not.
-                if hashlib.file_digest(handle, "sha256").hexdigest() != check.sha256:
-                    raise _damage(path, "does not match its checksum")
+                if trusted != self.verified:
+                    digest = hashlib.file_digest(handle, "sha256").hexdigest()
+                    if digest != check.sha256:
+                        raise _damage(path, "does not match its checksum")
                 self._map = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if size else None
         except FileNotFoundError as exc:
             raise _damage(path, "is missing") from exc

@@ -9,7 +9,9 @@ Tantivy's segment files and ``meta.json``, opindex's side files, files added lat
 
 Readers verify a generation against it before Tantivy reads a byte of it (a damaged
 segment file can make Tantivy panic), then only the files that appeared or changed since
-(a reload after a commit); the server's daemon re-reads every file now and then at a
+(a reload after a commit); a file another process verified less than an hour ago and
+whose stamp has not changed since is taken as verified (``verification_record``,
+DECISIONS D158); the server's daemon re-reads every file now and then at a
 bounded rate, which finds damage that appears later. Damage found anywhere — a checksum
 mismatch, a Tantivy read error the checksums confirm, a Tantivy panic — is written to
 ``DAMAGED`` in the generation, so every process stops reading it and the next sync
@@ -34,8 +36,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
@@ -57,6 +59,9 @@ REPAIR: Final = "the next sync builds a new generation, or run `opindex rebuild`
 Pace = Callable[[int], None]
 """Called with the bytes just read; the background verifier sleeps there to bound its rate."""
 Stamp = tuple[int, int, int]
+"""A file's (inode, mtime in ns, size): a write or a replacement changes it."""
+VerifiedFile = tuple[Stamp, str]
+"""A file's stamp when it was found to have the SHA-256 beside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,12 +75,16 @@ class Checksums:
 
 @dataclass(frozen=True, slots=True)
 class Verification:
-    """The outcome of a clean verification: files and bytes read, and whether any
-    checksums were recorded at all (generations written before them have none)."""
+    """The outcome of a clean verification: files and bytes read, whether any checksums
+    were recorded at all (generations written before them have none), the files taken
+    as verified from a record of an earlier verification, and each file read or taken
+    with the stamp and SHA-256 it was verified at."""
 
     files: int
     bytes: int
     recorded: bool
+    trusted: int = 0
+    verified: dict[str, VerifiedFile] = field(default_factory=dict)
 
 
 def _covered(name: str) -> bool:
@@ -185,18 +194,24 @@ def _stat_stamp(path: Path) -> Stamp | None:
 
 
 def verify_generation(
-    path: Path, *, seen: dict[str, Stamp] | None = None, pace: Pace | None = None
+    path: Path,
+    *,
+    seen: dict[str, Stamp] | None = None,
+    pace: Pace | None = None,
+    trusted: Mapping[str, VerifiedFile] | None = None,
 ) -> Verification:
     """Check the generation at *path* against its recorded checksums.
 
     ``seen`` maps files verified before to their (inode, mtime, size): those unchanged
-    are not read again, and those verified now are added. Raises IndexDamagedError
+    are not read again, and those verified now are added. ``trusted`` maps files another
+    process verified to their stamp and SHA-256 then: a file with the same stamp whose
+    recorded checksum is still that SHA-256 is not read either. Raises IndexDamagedError
     naming the first file that fails (retried when a commit changed the directory
     meanwhile)."""
     for attempt in range(_RETRIES):
         before = (_stat_stamp(path / CHECKSUMS_FILE), _stat_stamp(path / META_FILE))
         try:
-            return _verify_once(path, seen, pace)
+            return _verify_once(path, seen, pace, trusted or {})
         except IndexDamagedError:
             after = (_stat_stamp(path / CHECKSUMS_FILE), _stat_stamp(path / META_FILE))
             if after == before or attempt == _RETRIES - 1:
@@ -204,7 +219,12 @@ def verify_generation(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -> Verification:
+def _verify_once(
+    path: Path,
+    seen: dict[str, Stamp] | None,
+    pace: Pace | None,
+    trusted: Mapping[str, VerifiedFile],
+) -> Verification:
     checksums = read(path)
     if checksums is None:
         return Verification(0, 0, recorded=False)
@@ -214,7 +234,8 @@ def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -
     if opstamp is not None and opstamp < checksums.opstamp:  # commits only count up
         raise _damaged(path, META_FILE, "names an older commit than its checksums")
     current = checksums.opstamp == opstamp
-    files = read_bytes = 0
+    files = read_bytes = taken = 0
+    verified: dict[str, VerifiedFile] = {}
     for name, (size, expected) in sorted(checksums.files.items()):
         file = path / name
         stamp = _stat_stamp(file)
@@ -225,6 +246,12 @@ def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -
         if name in _EXISTENCE_ONLY or (name in _PER_COMMIT and not current):
             continue
         if seen is not None and seen.get(name) == stamp:
+            continue
+        if trusted.get(name) == (stamp, expected):
+            taken += 1
+            verified[name] = (stamp, expected)
+            if seen is not None:
+                seen[name] = stamp
             continue
         actual = stamp[2]
         if actual < size:
@@ -240,9 +267,10 @@ def _verify_once(path: Path, seen: dict[str, Stamp] | None, pace: Pace | None) -
         if digest != expected:
             raise _damaged(path, name, "does not match the checksum recorded at its last commit")
         files, read_bytes = files + 1, read_bytes + size
+        verified[name] = (stamp, expected)
         if seen is not None:
             seen[name] = stamp
-    return Verification(files, read_bytes, recorded=True)
+    return Verification(files, read_bytes, recorded=True, trusted=taken, verified=verified)
 
 
 def recorded_damage(path: Path) -> IndexDamagedError | None:

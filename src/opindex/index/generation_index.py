@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,10 +15,17 @@ from pathlib import Path
 import tantivy
 
 from opindex.errors import IndexDamagedError, IndexUnavailableError
-from opindex.index import analysis_store, checksums, record_codec, vocabulary_file
+from opindex.index import (
+    analysis_store,
+    checksums,
+    record_codec,
+    verification_record,
+    vocabulary_file,
+)
 from opindex.index import schema as s
 from opindex.index.analysis_store import AnalysisStore
 from opindex.index.generations import full_disk_note
+from opindex.index.verification_record import VerificationRecord
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
 from opindex.records import Record
@@ -92,14 +100,19 @@ def analysis_errors(path: Path) -> Iterator[None]:
         raise unreadable from exc
 
 
-def check_integrity(path: Path, seen: dict[str, checksums.Stamp] | None = None) -> None:
+def check_integrity(
+    path: Path,
+    seen: dict[str, checksums.Stamp] | None = None,
+    trusted: Mapping[str, checksums.VerifiedFile] | None = None,
+) -> checksums.Verification:
     """Raise IndexDamagedError if the generation at *path* was marked damaged or fails
-    its checksums (recording the damage); *seen*: see ``checksums.verify_generation``."""
+    its checksums (recording the damage); *seen*, *trusted*: see
+    ``checksums.verify_generation``."""
     recorded = checksums.recorded_damage(path)
     if recorded is not None:
         raise recorded
     try:
-        checksums.verify_generation(path, seen=seen)
+        return checksums.verify_generation(path, seen=seen, trusted=trusted)
     except IndexDamagedError as damage:
         checksums.mark_damaged(path, damage)
         raise
@@ -181,9 +194,20 @@ class Snapshot:
 
 
 class GenerationIndex:
-    """The Tantivy index of one generation directory, opened for reading."""
+    """The Tantivy index of one generation directory, opened for reading.
 
-    def __init__(self, name: str, path: Path, record_cache: int = RECORD_CACHE_SIZE) -> None:
+    Opening it verifies every file, except those another process verified less than an
+    hour ago that are unchanged since (``verification_record``; *clock*: seconds since
+    the epoch), and records what it verified for the processes that follow."""
+
+    def __init__(
+        self,
+        name: str,
+        path: Path,
+        record_cache: int = RECORD_CACHE_SIZE,
+        *,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self.name = name
         self.path = path
         self._verified: dict[str, checksums.Stamp] = {}
@@ -192,10 +216,13 @@ class GenerationIndex:
         except IndexUnavailableError:
             check_integrity(path)  # a damaged version file is damage, not another version
             raise
-        check_integrity(path, self._verified)  # before Tantivy reads a byte of it
+        started = clock()
+        remembered = verification_record.read_record(path, started)
+        trusted = remembered.files if remembered is not None else {}
+        verification = check_integrity(path, self._verified, trusted)  # before Tantivy
         self.analysis = AnalysisStore(path)
         with analysis_errors(path):
-            self.analysis.view()  # maps and verifies the analysis files, before Tantivy
+            self.analysis.view(trusted)  # maps and verifies the analysis files, before Tantivy
         if not (path / VOCABULARY_FILE).is_file():
             raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
         if not tantivy.Index.exists(str(path)):
@@ -211,6 +238,22 @@ class GenerationIndex:
         self._record_cache = record_cache
         self._store_reads = 0
         self._records = RecordCache(record_cache, self._count_store_read)
+        self._remember(remembered, verification, started)
+
+    def _remember(
+        self,
+        remembered: VerificationRecord | None,
+        verification: checksums.Verification,
+        started: float,
+    ) -> None:
+        """Record the files verified at open for the processes that open it next: as old
+        as the oldest verification among them, unless nothing new was verified."""
+        files = {**verification.verified, **self.analysis.files().verified()}
+        settled = verification_record.settled(files, started)
+        if not settled or (remembered is not None and settled.items() <= remembered.files.items()):
+            return
+        verified_at = remembered.verified_at if remembered is not None else started
+        verification_record.write_record(self.path, VerificationRecord(verified_at, settled))
 
     @classmethod
     def create(cls, name: str, path: Path) -> GenerationIndex:

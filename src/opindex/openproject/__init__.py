@@ -1,5 +1,12 @@
-"""The only code that talks HTTP to OpenProject: auth, paging, filters, errors, retries, models."""
+"""The only code that talks HTTP to OpenProject: auth, paging, filters, errors, retries, models.
 
+The client and the HTTP session load on first use (with httpx): the models, queries and
+credentials are all that a search answered from the index needs (DECISIONS D159).
+"""
+
+from typing import TYPE_CHECKING
+
+from opindex.lazy_names import lazy_getattr
 from opindex.openproject.api_models import (
     Activity,
     Project,
@@ -16,7 +23,6 @@ from opindex.openproject.capabilities import (
     detect_capabilities,
     stored_capabilities,
 )
-from opindex.openproject.client import OpenProjectClient, is_anonymous
 from opindex.openproject.content_resources import (
     CONTAINER_PATHS,
     Attachment,
@@ -27,12 +33,22 @@ from opindex.openproject.content_resources import (
 )
 from opindex.openproject.credentials import ApiKeyCredential, AuthScheme
 from opindex.openproject.hal import Ref, href_id
-from opindex.openproject.http_session import Download, normalize_base_url
 from opindex.openproject.meeting_models import AgendaItem, Meeting, Outcome
 from opindex.openproject.outage import OutageMemory
 from opindex.openproject.paging import Page, PagedQuery
 from opindex.openproject.query import Filter, SortBy, equals, iso_utc, updated_since
 from opindex.openproject.retry import NO_RETRY, RetryPolicy
+
+if TYPE_CHECKING:
+    from opindex.openproject.client import OpenProjectClient, is_anonymous
+    from opindex.openproject.http_session import Download, normalize_base_url
+
+_HOMES = {
+    "OpenProjectClient": ".client",
+    "is_anonymous": ".client",
+    "Download": ".http_session",
+    "normalize_base_url": ".http_session",
+}
 
 __all__ = [
     "CONTAINER_PATHS",
@@ -75,3 +91,5 @@ __all__ = [
     "stored_capabilities",
     "updated_since",
 ]
+
+__getattr__ = lazy_getattr(__name__, _HOMES, globals())

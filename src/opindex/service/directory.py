@@ -12,11 +12,13 @@ import asyncio
 import difflib
 import unicodedata
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from opindex.envelope import MAX_ID
 from opindex.errors import InvalidArgumentError, NotFoundError, PermissionDeniedError
-from opindex.openproject import OpenProjectClient
+
+if TYPE_CHECKING:
+    from opindex.openproject import OpenProjectClient
 
 DirectoryKind = Literal["projects", "users", "statuses", "types"]
 DIRECTORY_KINDS: tuple[DirectoryKind, ...] = ("projects", "users", "statuses", "types")

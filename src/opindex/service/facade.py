@@ -11,9 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Self
-
-import httpx
+from typing import TYPE_CHECKING, Self
 
 from opindex.config import Config, Secret, TenantConfig
 from opindex.disclosure import public_detail
@@ -38,7 +36,6 @@ from opindex.errors import (
     InvalidArgumentError,
     OpenProjectError,
 )
-from opindex.live import WikiDirectoryCache
 from opindex.moments import Clock, utc_now
 from opindex.records import Record
 from opindex.search import KINDS, Kind
@@ -51,6 +48,11 @@ from opindex.service.search_flow import search_tenant
 from opindex.service.tenant import Tenant
 from opindex.service.work_package_links import with_links
 from opindex.sync import Freshness, TenantStatus, tenant_status
+
+if TYPE_CHECKING:
+    import httpx
+
+    from opindex.live import WikiDirectoryCache
 
 CALLER_TENANT = "(caller credential)"
 """``meta.tenant`` of a live search made with a caller's own credential (never a valid
@@ -88,7 +90,7 @@ class Service:
         self.config = config
         self._clock = clock or utc_now
         self._transport = transport
-        self._wiki_cache = WikiDirectoryCache()
+        self._wiki_cache: WikiDirectoryCache | None = None
         self._runtimes = {
             tenant.name: self._runtime(tenant, config.data_dir) for tenant in config.tenants
         }
@@ -111,8 +113,17 @@ class Service:
             data_dir,
             clock=self._clock,
             transport=self._transport,
-            wiki_cache=self._wiki_cache,
+            wiki_cache=self._shared_wiki_cache,
         )
+
+    def _shared_wiki_cache(self) -> WikiDirectoryCache:
+        """The wiki directory cache every tenant's live searcher shares (created, with the
+        live path, by the first live search: an index answer never imports it)."""
+        if self._wiki_cache is None:
+            from opindex.live import WikiDirectoryCache
+
+            self._wiki_cache = WikiDirectoryCache()
+        return self._wiki_cache
 
     # --- tenants ----------------------------------------------------------------------
 

@@ -9,19 +9,24 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opindex.config import TenantConfig
-from opindex.openproject import ApiKeyCredential, OpenProjectClient, RetryPolicy, User
 from opindex.state import StateStore
 
-ONE_TRY = RetryPolicy(max_attempts=1)
+if TYPE_CHECKING:
+    from opindex.openproject import User
 
 
 async def reach_tenant(tenant: TenantConfig) -> User:
     """The account *tenant*'s credential signs in as, asked once without retries (a
     diagnosis should name the first problem at once). Raises ``OpindexError``."""
+    # The client loads on first use, with httpx (DECISIONS D159).
+    from opindex.openproject import ApiKeyCredential, OpenProjectClient, RetryPolicy
+
     credential = ApiKeyCredential(tenant.api_key.reveal(), tenant.auth)
-    async with OpenProjectClient(tenant.base_url, credential, retry=ONE_TRY) as client:
+    one_try = RetryPolicy(max_attempts=1)
+    async with OpenProjectClient(tenant.base_url, credential, retry=one_try) as client:
         return await client.me()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from opindex.envelope import (
     ActivityOut,
@@ -17,19 +18,15 @@ from opindex.envelope import (
     UserRef,
 )
 from opindex.errors import InvalidArgumentError, NotFoundError
-from opindex.live import ActivityListing, caller_filters
-from opindex.openproject import (
-    Filter,
-    OpenProjectClient,
-    WorkPackage,
-    closed_status_ids,
-    resolve_status_closed,
-)
 from opindex.record_builders import meeting_record, wiki_page_record, work_package_record
 from opindex.records import Record
 from opindex.search import KINDS, Kind, Ranked, parse_query
 from opindex.service.request_filters import check_filters
 from opindex.service.result_builder import ResultBuilder, record_url
+
+if TYPE_CHECKING:
+    from opindex.live import ActivityListing
+    from opindex.openproject import Filter, OpenProjectClient, WorkPackage
 
 MAX_LISTING = 200
 """Most work packages one listing call returns."""
@@ -63,6 +60,8 @@ def record_out(record: Record, base_url: str | None) -> RecordOut:
 
 async def fetch_record(client: OpenProjectClient, kind: Kind, record_id: int) -> Record:
     """Read one record live, with its deep content (NotFoundError if absent or invisible)."""
+    from opindex.openproject import closed_status_ids, resolve_status_closed  # D159
+
     if kind == "wiki_page":
         return wiki_page_record(await client.wiki_page(record_id))
     if kind == "meeting":
@@ -121,6 +120,9 @@ def listing_filters(
         updated_before=updated_before,
     )
     check_filters(request)
+    from opindex.live import caller_filters  # the live path loads on first use (D159)
+    from opindex.openproject import Filter
+
     filters = caller_filters(request)
     if subject is not None and subject.strip():
         filters.append(Filter.of("subject", "~", [subject.strip()]))
@@ -131,6 +133,8 @@ async def list_work_packages(
     client: OpenProjectClient, filters: Sequence[Filter], limit: int, base_url: str
 ) -> tuple[list[SearchResult], int]:
     """The first *limit* work packages OpenProject lists for *filters*, newest first."""
+    from opindex.openproject import closed_status_ids, resolve_status_closed  # D159
+
     if not 1 <= limit <= MAX_LISTING:
         raise InvalidArgumentError(f"limit must be between 1 and {MAX_LISTING}, not {limit}")
     query = client.work_packages(filters, sort_by=(("updatedAt", "desc"),), page_size=limit)

@@ -5,8 +5,10 @@ index reader (held as the ``IndexBackend`` interface), the state reader, the fre
 assessment (``opindex.sync.assess_freshness``, the one policy), the server capabilities
 the last sync stored (typed), the API client and the live searcher. Everything is opened
 lazily and kept for the life of the service, so a search pays for neither a Tantivy open
-nor an SQLite connection nor a TLS handshake. Nothing here creates a tenant directory: a
-tenant that was never synced simply has no index ("missing").
+nor an SQLite connection nor a TLS handshake; the client and the live searcher are even
+imported on first use, so a search answered from the index never loads httpx (DECISIONS
+D159). Nothing here creates a tenant directory: a tenant that was never synced simply has
+no index ("missing").
 """
 
 from __future__ import annotations
@@ -14,28 +16,26 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-
-import httpx
+from typing import TYPE_CHECKING
 
 from opindex.config import TenantConfig
 from opindex.disclosure import public_detail
 from opindex.errors import IndexMissingError, IndexUnavailableError, StateError
 from opindex.index import IndexBackend, TenantIndex
-from opindex.live import LiveSearcher, WikiDirectoryCache, tenant_cache_key
 from opindex.moments import Clock
-from opindex.openproject import (
-    ApiKeyCredential,
-    OpenProjectClient,
-    OutageMemory,
-    ServerCapabilities,
-    stored_capabilities,
-)
 from opindex.service.directory import DIRECTORY_TTL_SECONDS, Directory, read_directory
 from opindex.service.relaxed_search import Thesaurus, merge_thesauri
 from opindex.state import StateStore, state_db_path
 from opindex.sync import Freshness, assess_freshness, index_directory
+
+if TYPE_CHECKING:
+    import httpx
+
+    from opindex.live import LiveSearcher, WikiDirectoryCache
+    from opindex.openproject import ApiKeyCredential, OpenProjectClient, ServerCapabilities
 
 logger = logging.getLogger(__name__)
 
@@ -51,7 +51,8 @@ index answers at once instead of after the live path's whole retry budget."""
 class Tenant:
     """One configured tenant (or a caller's own credential, live only) and its handles.
 
-    *data_dir* None means "no index may ever be used" (an unconfigured credential).
+    *data_dir* None means "no index may ever be used" (an unconfigured credential);
+    *wiki_cache* returns the process-wide wiki directory cache the live searcher shares.
     """
 
     def __init__(
@@ -61,7 +62,7 @@ class Tenant:
         *,
         clock: Clock,
         transport: httpx.AsyncBaseTransport | None = None,
-        wiki_cache: WikiDirectoryCache | None = None,
+        wiki_cache: Callable[[], WikiDirectoryCache] | None = None,
     ) -> None:
         self.config = tenant
         self.name = tenant.name
@@ -186,6 +187,8 @@ class Tenant:
 
     def capabilities(self) -> ServerCapabilities | None:
         """Server capabilities detected by the last sync, if any (spares live probes)."""
+        from opindex.openproject import stored_capabilities  # the live path's, on first use
+
         try:
             state = self._state_store()
             stored = state.get_capabilities() if state is not None else None
@@ -198,6 +201,8 @@ class Tenant:
     def client(self) -> OpenProjectClient:
         """The tenant's API client (one connection pool for the life of the service)."""
         if self._client is None:
+            from opindex.openproject import OpenProjectClient, OutageMemory  # with httpx
+
             self._client = OpenProjectClient(
                 self.config.base_url,
                 self._credential(),
@@ -207,17 +212,22 @@ class Tenant:
         return self._client
 
     def _credential(self) -> ApiKeyCredential:
+        from opindex.openproject import ApiKeyCredential
+
         return ApiKeyCredential(self.config.api_key.reveal(), self.config.auth)
 
     def live(self) -> LiveSearcher:
         """The tenant's live searcher (shares the process-wide wiki directory cache)."""
         if self._live is None:
+            from opindex.live import LiveSearcher, tenant_cache_key  # loaded on first use
+
             client = self.client()
             key = tenant_cache_key(self.config.base_url, self._credential())
+            shared = self._wiki_cache() if self._wiki_cache is not None else None
             self._live = LiveSearcher(
                 client,
-                wiki_cache=self._wiki_cache,
-                tenant_key=key if self._wiki_cache is not None else None,
+                wiki_cache=shared,
+                tenant_key=key if shared is not None else None,
                 capabilities=self.capabilities(),
             )
         return self._live

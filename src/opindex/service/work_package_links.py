@@ -8,10 +8,13 @@ a server that cannot answer leaves the record as it is, with a note.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from opindex.envelope import RecordResponse, RelationOut
 from opindex.errors import OpenProjectError
-from opindex.openproject import OpenProjectClient, Relation
+
+if TYPE_CHECKING:
+    from opindex.openproject import OpenProjectClient, Relation
 
 
 def relation_out(relation: Relation, work_package_id: int) -> RelationOut:

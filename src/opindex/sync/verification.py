@@ -16,11 +16,21 @@ from pathlib import Path
 from typing import Final
 
 from opindex.errors import IndexDamagedError, IndexUnavailableError
-from opindex.index import Pace, mark_damaged, recorded_damage, verify_generation
+from opindex.index import (
+    VERIFY_INTERVAL_SECONDS,
+    Pace,
+    mark_damaged,
+    recorded_damage,
+    verify_generation,
+)
 from opindex.sync.locations import index_directory
 
-VERIFY_INTERVAL_SECONDS: Final = 3600
-"""How often the daemon re-reads each tenant's live generation."""
+__all__ = [
+    "VERIFY_BYTES_PER_SECOND",
+    "VERIFY_INTERVAL_SECONDS",  # how often the daemon re-reads each live generation
+    "Pacer",
+    "verify_live_generation",
+]
 VERIFY_BYTES_PER_SECOND: Final = 16 * 1024 * 1024
 """The daemon's reading rate while verifying (a 100k-document index takes seconds)."""
 
