@@ -11,7 +11,10 @@ corpus (cached under bench-results/tenants/) through a configuration file whose 
 counts as fresh, so the answer comes from the index (checked in the printed envelope).
 The package's bytecode is compiled first, as an install compiles it: with
 ``PYTHONDONTWRITEBYTECODE`` set, every run would otherwise compile each module from
-source (0.1 s more at 10k). Writes bench-results/cold_start.json.
+source (0.1 s more at 10k). A search within an hour of another trusts the files that
+one verified (DECISIONS D158), so the first search of the hour is measured apart: before
+each of its runs the verification record is removed, and every file is hashed again.
+Writes bench-results/cold_start.json.
 """
 
 from __future__ import annotations
@@ -21,12 +24,13 @@ import compileall
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +39,13 @@ from evallib.corpora import ensure_corpus
 from evallib.results_io import RESULTS, context, write_result
 from evallib.tenant_builds import build_tenant
 from evallib.zipf_corpus import VOCABULARIES
+from opindex.index.verification_record import RECORD_DIRECTORY
 from opindex.sandbox.corpus_check import load_corpus_file
 from opindex.sandbox.corpus_gen import ADMIN_KEY
+from opindex.sync import index_directory
 
 DOCUMENTS_PER_WORK_PACKAGE = 1.09  # CorpusSize.proportional adds wiki pages and meetings
-TARGETS_S = {"help": 0.3, "search": 0.5}
+TARGETS_S = {"help": 0.3, "search": 0.5, "first_search": 0.5}
 TEN_YEARS_S = 10 * 365 * 86400
 
 
@@ -62,8 +68,13 @@ def opindex_command() -> list[str]:
     return [str(script)] if script.is_file() else [sys.executable, "-m", "opindex"]
 
 
-def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Wall seconds, child CPU seconds and stdout of one run (which must succeed)."""
+def timed(
+    command: list[str], env: dict[str, str], before_run: Callable[[], None] | None = None
+) -> tuple[float, float, str]:
+    """Wall seconds, child CPU seconds and stdout of one run (which must succeed), after
+    *before_run* (untimed)."""
+    if before_run is not None:
+        before_run()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
@@ -75,9 +86,14 @@ def timed(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
     return wall, cpu, done.stdout
 
 
-def measure(command: list[str], runs: int, env: dict[str, str]) -> dict[str, Any]:
+def measure(
+    command: list[str],
+    runs: int,
+    env: dict[str, str],
+    before_run: Callable[[], None] | None = None,
+) -> dict[str, Any]:
     timed(command, env)  # warm the file cache
-    samples = [timed(command, env) for _ in range(runs)]
+    samples = [timed(command, env, before_run) for _ in range(runs)]
     walls, cpus = [s[0] for s in samples], [s[1] for s in samples]
     return {
         "command": command,
@@ -121,22 +137,38 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = write_config(Path(workdir), build.tenant.data_dir, build.tenant.tenant)
         env["HOME"] = workdir  # no stray ./opindex.toml or user configuration
         search = [*base, "search", "--config", str(config), "--kind", "work_packages", "--json"]
+        generations = index_directory(build.tenant.data_dir, build.tenant.tenant)
+        live = generations.current()
+        if live is None:
+            raise SystemExit(f"{build.tenant.data_dir}: the tenant has no index")
+        record = generations.generation_path(live) / RECORD_DIRECTORY
+
+        def forget_verification() -> None:
+            shutil.rmtree(record, ignore_errors=True)
+
         results = {
             "help": measure([*base, "--help"], args.runs, env),
+            "first_search": measure([*search, query], args.runs, env, forget_verification),
             "search": measure([*search, query], args.runs, env),
         }
     envelope = json.loads(results["search"].pop("stdout"))
     results["help"].pop("stdout")
+    results["first_search"].pop("stdout")
     if envelope["meta"]["source"] != "index":
         raise SystemExit(f"the search was answered by {envelope['meta']['source']}, not the index")
     documents = sum(build.tenant.sync["documents"].values())
     print(f"Cold start, median of {args.runs} runs; load average {os.getloadavg()[0]:.2f}")
-    print("command                         median wall  median CPU  target   verdict")
-    for name, label in (("help", "opindex --help"), ("search", "opindex search --json")):
+    print("command                             median wall  median CPU  target   verdict")
+    labels = (
+        ("help", "opindex --help"),
+        ("first_search", "search --json, first of the hour"),
+        ("search", "opindex search --json"),
+    )
+    for name, label in labels:
         r, target = results[name], TARGETS_S[name]
         verdict = "met" if r["median_wall_s"] <= target else "missed"
         print(
-            f"{label:<30}  {r['median_wall_s']:9.3f} s  {r['median_cpu_s']:8.3f} s  "
+            f"{label:<34}  {r['median_wall_s']:9.3f} s  {r['median_cpu_s']:8.3f} s  "
             f"<= {target:g} s  {verdict}"
         )
     print(f"search: {query!r} on {documents:,} documents, {envelope['meta']['total']} hits")
