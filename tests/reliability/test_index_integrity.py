@@ -185,6 +185,23 @@ def test_damage_found_later_by_the_background_check_is_recorded_for_every_reader
     assert verify_live_generation(site.data_dir, "acme") is None
 
 
+def test_damage_in_an_analysis_segment_is_found_by_the_background_check_and_status(
+    site: Site,
+) -> None:
+    # A segment a reader mapped (and checked) at open, damaged afterwards: only a re-read
+    # finds it, and both re-reads read the segments too.
+    segments = sorted((site.live() / "analysis").glob("work_package-*.bin"))
+    assert segments
+    garble(segments[0])
+    damage = verify_live_generation(site.data_dir, "acme")
+    assert damage is not None and damage.file == f"analysis/{segments[0].name}"
+    assert damage.reason == "does not match the checksum in its manifest"
+    assert (site.live() / checksums.DAMAGE_FILE).is_file()
+    status = run_opindex("status", "--config", str(site.config_path), "--json", "--verify")
+    (acme,) = json.loads(status.stdout)["tenants"]
+    assert any(segments[0].name in problem for problem in acme["problems"]), acme
+
+
 def test_a_sound_index_passes_the_verification(site: Site) -> None:
     status = run_opindex("status", "--config", str(site.config_path), "--verify")
     assert status.returncode == cli.EXIT_OK

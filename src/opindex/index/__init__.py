@@ -7,6 +7,7 @@ from opindex.index.compaction import compacted
 from opindex.index.generations import IndexDirectory, full_disk_note, generation_number
 from opindex.index.index_filters import NO_FILTERS, IndexFilters, StatusSelection
 from opindex.index.record_codec import updated_timestamp
+from opindex.index.reread import reread_generation
 from opindex.index.schema import SCHEMA_VERSION
 from opindex.index.tenant_index import DEFAULT_CANDIDATE_LIMIT, TenantIndex
 from opindex.index.verification_record import VERIFY_INTERVAL_SECONDS
@@ -32,6 +33,7 @@ __all__ = [
     "generation_number",
     "mark_damaged",
     "recorded_damage",
+    "reread_generation",
     "updated_timestamp",
     "verify_generation",
 ]

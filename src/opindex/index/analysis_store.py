@@ -104,6 +104,18 @@ def _read_manifest(root: Path) -> dict[str, Any]:
         raise IndexUnavailableError(f"index analysis {MANIFEST} is unreadable: {exc}") from exc
 
 
+def listed_segments(generation: Path) -> list[FileCheck]:
+    """Every vocabulary slice and kind segment the generation's manifest lists, with its
+    recorded size and SHA-256 (IndexDamagedError when the manifest is missing or
+    malformed)."""
+    manifest = _read_manifest(generation / DIRECTORY)
+    try:
+        entries = [*manifest["vocabulary"], *(e for k in manifest["kinds"].values() for e in k)]
+        return [_check(entry) for entry in entries]
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise damaged_error(generation, f"{DIRECTORY}/{MANIFEST}", "is malformed") from exc
+
+
 def _check(entry: dict[str, Any]) -> FileCheck:
     return FileCheck(str(entry["name"]), int(entry["size"]), str(entry["sha256"]))
 

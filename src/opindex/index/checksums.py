@@ -91,7 +91,7 @@ def _covered(name: str) -> bool:
     return name not in (CHECKSUMS_FILE, DAMAGE_FILE) and not name.endswith(".tmp")
 
 
-def _digest(path: Path, limit: int | None = None, pace: Pace | None = None) -> str:
+def file_digest(path: Path, limit: int | None = None, pace: Pace | None = None) -> str:
     """SHA-256 of the file's first ``limit`` bytes (all of it when None)."""
     digest = hashlib.sha256()
     remaining = limit
@@ -123,13 +123,13 @@ def record(path: Path) -> Checksums:
     with no writer active). Raises IndexUnavailableError if they cannot be written."""
     try:
         files = {
-            entry.name: (entry.stat().st_size, _digest(Path(entry.path)))
+            entry.name: (entry.stat().st_size, file_digest(Path(entry.path)))
             for entry in os.scandir(path)
             if entry.is_file(follow_symlinks=False) and _covered(entry.name)
         }
         if (path / ANALYSIS_MANIFEST).is_file():
             manifest = path / ANALYSIS_MANIFEST
-            files[ANALYSIS_MANIFEST] = (manifest.stat().st_size, _digest(manifest))
+            files[ANALYSIS_MANIFEST] = (manifest.stat().st_size, file_digest(manifest))
         checksums = Checksums(meta_opstamp(path) or 0, files)
         data = {"opstamp": checksums.opstamp, "files": {k: list(v) for k, v in files.items()}}
         _write_atomically(path / CHECKSUMS_FILE, json.dumps(data, sort_keys=True))
@@ -261,7 +261,7 @@ def _verify_once(
         if actual > size and name not in _APPEND_ONLY:
             raise _damaged(path, name, f"has grown ({actual} bytes, its last commit wrote {size})")
         try:
-            digest = _digest(file, size if name in _APPEND_ONLY else None, pace)
+            digest = file_digest(file, size if name in _APPEND_ONLY else None, pace)
         except OSError as exc:
             raise _damaged(path, name, f"cannot be read ({exc.strerror or exc})") from exc
         if digest != expected:

@@ -17,7 +17,7 @@ from opindex.config import TenantConfig
 from opindex.disclosure import public_detail
 from opindex.envelope import IndexState
 from opindex.errors import IndexUnavailableError, StateError
-from opindex.index import TenantIndex, full_disk_note, verify_generation
+from opindex.index import TenantIndex, full_disk_note, reread_generation
 from opindex.search import KIND_KEYS, KINDS
 from opindex.state import (
     Checkpoint,
@@ -293,7 +293,7 @@ def tenant_status(
 
 def _verify_files(path: Path) -> str:
     """Verify every file of the generation at *path* again; one line saying so."""
-    found = verify_generation(path)
+    found = reread_generation(path)
     if not found.recorded:
         return (
             f"index generation {path.name}: no checksums recorded yet (the next sync records them)"

@@ -21,7 +21,7 @@ from opindex.index import (
     Pace,
     mark_damaged,
     recorded_damage,
-    verify_generation,
+    reread_generation,
 )
 from opindex.sync.locations import index_directory
 
@@ -77,7 +77,7 @@ def verify_live_generation(
     if recorded is not None:
         return recorded
     try:
-        verify_generation(path, pace=pace)
+        reread_generation(path, pace=pace)
     except IndexDamagedError as damage:
         try:
             replaced = directory.current() != name  # a rebuild published and cleans up
