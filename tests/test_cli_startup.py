@@ -12,30 +12,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from opindex import cli
+from tests.support.module_probe import imported_by as probe
 
-PROBE = """
-import json, sys
-from opindex.cli import main
-try:
-    main({argv!r})
-except SystemExit:
-    pass
-print("MODULES " + json.dumps(sorted(sys.modules)))
-"""
+from opindex import cli
 
 
 def imported_by(argv: list[str]) -> tuple[str, set[str]]:
     """What the command printed and every module it imported, in a fresh interpreter."""
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE.format(argv=argv)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    printed, _, modules = done.stdout.rpartition("MODULES ")
-    return printed, set(json.loads(modules))
+    run = probe(argv)
+    return run.printed, run.modules
 
 
 def top_level(modules: set[str]) -> set[str]:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.support.module_probe import imported_by
 from tests.support.recall_corpus import RECALL_CASES, RECALL_KEY, RecallCase, recall_corpus
 from tests.support.synced_tenant import SyncedTenant, synced_tenant
 
@@ -17,12 +16,6 @@ from opindex import cli
 from opindex.cli.search_command import BOLD, RESET, highlight
 from opindex.search.query import parse_query
 
-MODULES_PROBE = """
-import json, sys
-from opindex.cli import main
-code = main({argv!r})
-print("MODULES " + json.dumps([code, sorted(sys.modules)]))
-"""
 OPENPROJECT_API = {
     "httpx",
     "opindex.openproject",
@@ -268,18 +261,9 @@ def test_every_kind_at_once(tenant: SyncedTenant, capsys: pytest.CaptureFixture[
 def _modules_of_search(config: Path, *args: str) -> tuple[dict[str, Any], set[str]]:
     """The JSON envelope ``opindex search --json`` printed in a fresh interpreter and every
     module that interpreter imported."""
-    argv = ["search", *args, "--config", str(config), "--json"]
-    done = subprocess.run(
-        [sys.executable, "-c", MODULES_PROBE.format(argv=argv)],
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=60,
-    )
-    printed, _, tail = done.stdout.rpartition("MODULES ")
-    code, modules = json.loads(tail)
-    assert code == cli.EXIT_OK, done.stderr
-    return json.loads(printed), set(modules)
+    run = imported_by(["search", *args, "--config", str(config), "--json"])
+    assert run.code == cli.EXIT_OK, run.stderr
+    return json.loads(run.printed), run.modules
 
 
 @pytest.mark.parametrize("kind", ["meetings", "all"])
