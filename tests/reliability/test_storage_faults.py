@@ -208,6 +208,22 @@ def test_a_removed_index_is_reported_as_missing_on_the_search_tool(site: Site) -
         assert "no index" in message
 
 
+def test_a_pointer_changed_under_a_running_server_is_seen_at_its_next_search(site: Site) -> None:
+    # The freshness check reads CURRENT again only when its stamp changed: an in-place
+    # rewrite (a new mtime) and a removal are both seen by the very next search.
+    with in_process_client(site.config, tenant="acme") as client:
+        for _ in range(2):
+            fresh = structured(client.call(SEARCH, {"query": MARKER}))["meta"]
+            assert fresh["source"] == "index" and fresh["indexState"] == "fresh", fresh
+        INDEX_DAMAGE["CURRENT garbage"](site)
+        damaged = structured(client.call(SEARCH, {"query": MARKER}))["meta"]
+        assert damaged["source"] == "live", damaged
+        assert any("index" in note and "read" in note for note in damaged["notes"]), damaged
+        INDEX_DAMAGE["CURRENT missing"](site)
+        missing = structured(client.call(SEARCH, {"query": MARKER}))["meta"]
+        assert missing["source"] == "live" and missing["indexState"] == "missing", missing
+
+
 # --- an unwritable data directory ---------------------------------------------------
 
 
