@@ -93,12 +93,16 @@ def within_reach(
         held[forced] = True
     held &= allowed
     records = np.flatnonzero(held)  # the bound, for these only
+    # each held record's position among them, looked up directly (a binary search of
+    # every value's record in *records* cost 6 ms for 190k values at 1M)
+    slot_of = np.empty(len(held), dtype=np.int64)
+    slot_of[records] = np.arange(len(records))
     total = np.zeros(len(records), dtype=np.float64)
     covered = np.zeros(len(records), dtype=np.int64)
     kept: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]] = []
     for (values, scores), docs in zip(parts, owners, strict=True):
         inside = held[docs]
-        slot = np.searchsorted(records, docs[inside])
+        slot = slot_of[docs[inside]]
         best = np.zeros(len(records), dtype=np.float64)
         np.maximum.at(best, slot, scores[inside])
         total += best
@@ -110,5 +114,6 @@ def within_reach(
         bound[every] = np.minimum(1.0, bound[every] + PHRASE_BONUS)
     reach = bound >= min_score - ROUNDING_MARGIN
     if forced is not None:
-        reach[np.searchsorted(records, forced[allowed[forced]])] = True
-    return [(values[reach[slot]], scores[reach[slot]]) for values, scores, slot in kept]
+        reach[slot_of[forced[allowed[forced]]]] = True
+    chosen = [(values, scores, reach[slot]) for values, scores, slot in kept]
+    return [(values[keep], scores[keep]) for values, scores, keep in chosen]
