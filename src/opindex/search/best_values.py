@@ -19,6 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS
+from opindex.search.sorted_sets import unique_sorted
 from opindex.search.vector_rank import (
     IntArray,
     TermMatches,
@@ -155,4 +156,4 @@ def _targets(analysed: _Values, row: int) -> tuple[int, ...]:
     """The distinct target token ids of value *row* of *analysed*, ascending."""
     start, stop = int(analysed.starts[row]), int(analysed.starts[row + 1])
     chosen = analysed.tokens[start:stop][analysed.targets[start:stop]]
-    return tuple(np.unique(chosen).tolist())
+    return tuple(unique_sorted(chosen).tolist())

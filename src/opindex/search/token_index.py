@@ -34,6 +34,7 @@ from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, Term, alternative_score
 from opindex.search.score import EDIT_PENALTY, SHARED_PREFIX_MIN, edit_budget
+from opindex.search.sorted_sets import difference_sorted, unique_sorted
 from opindex.search.token_batch import (
     MAX_PATTERN,
     MAX_WIDTH,
@@ -223,7 +224,7 @@ class TokenIndex:
             parts = [self._holding_all(_padded_keys(token))]
         if len(token) >= SHARED_PREFIX_MIN:
             parts.append(self._holding_all(_inner_keys(token)))
-        ruled = np.unique(local_ids(np.concatenate(parts)))
+        ruled = unique_sorted(local_ids(np.concatenate(parts)))
         budget = edit_budget(token)
         if budget:
             keys = _padded_keys(token)
@@ -259,7 +260,7 @@ class TokenIndex:
             # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
             # edit too, so a longer token must share more (the weights over-count only)
             longer = np.maximum(lengths[owners].astype(np.int64) - len(token), 0)
-            near = np.setdiff1d(owners[shared >= least + longer], ruled)
+            near = difference_sorted(owners[shared >= least + longer], ruled)
             if len(near):
                 # Only the edit rule can accept these (the others are in ``ruled``): keep
                 # those within the budget, the distance computed for all at once.

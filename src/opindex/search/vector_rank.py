@@ -32,6 +32,7 @@ import numpy.typing as npt
 from opindex.search.coverage import phrase_holds_every_term, within_reach
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 from opindex.search.packed import Packed24
+from opindex.search.sorted_sets import unique_sorted
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -156,7 +157,7 @@ def _phrase_values(
 ) -> IntArray:
     """Values holding the token ids of *phrase* consecutively (ascending); only those of
     *among* (ascending) when given, when it is shorter than every token's posting list."""
-    tokens = np.unique(phrase).astype(table.posting_tokens.dtype)  # a scalar would cast
+    tokens = unique_sorted(phrase).astype(table.posting_tokens.dtype)  # a scalar would cast
     at = np.searchsorted(table.posting_tokens, tokens)  # the whole posting list each time
     if not len(tokens) or (at >= len(table.posting_tokens)).any():
         return np.zeros(0, dtype=np.int64)
@@ -198,7 +199,7 @@ def phrase_owners(
             owners[starts + offset] == owners[starts]
         )
         starts = starts[keep]
-    return np.unique(owners[starts]).astype(np.int64)
+    return unique_sorted(owners[starts]).astype(np.int64)
 
 
 def _cross_field(
@@ -356,7 +357,7 @@ def table_from_arrays(
 ) -> ValueTable:
     """A ValueTable with its postings computed from the values' token ids."""
     owners = np.repeat(np.arange(len(value_doc), dtype=np.int64), np.diff(value_start))
-    pairs = np.unique((tokens.astype(np.int64) << 32) | owners)
+    pairs = unique_sorted((tokens.astype(np.int64) << 32) | owners)
     posting_keys = pairs >> 32
     first = _group_starts(posting_keys)
     return ValueTable(
