@@ -66,10 +66,15 @@ def _padded_keys(token: str) -> list[int]:
 
 
 def _head_keys(token: str) -> list[int]:
-    """Keys every token starting with ``token[:4]`` holds (padded start and inner)."""
+    """Keys every token starting with ``token[:4]`` holds (padded start and inner).
+
+    From two characters on, the first padded key (pad, pad, c0: starts with c0) is left
+    out: the next one (pad, c0, c1: starts with c0 c1) implies it, and its list is the
+    longest (every token starting with that letter)."""
     head = token[:SHARED_PREFIX_MIN]
     codes = [_PAD, _PAD, *map(ord, head)]
-    return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
+    keys = [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
+    return keys[1:] if len(head) >= 2 else keys
 
 
 def _inner_keys(token: str) -> list[int]:
@@ -143,6 +148,13 @@ def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     }
 
 
+MASK_SHARE = 64
+"""``_holding_all`` intersects by marking a mask over the slice's tokens once the entries
+found so far are at least 1/MASK_SHARE of the slice and a quarter of the next list; below
+that, looking them up by binary search costs less than clearing the mask (measured at 1M:
+155k against 181k entries, 4.0 ms searched, 2.1 ms marked)."""
+
+
 PREFIX_FROM_PLAIN = 3
 """From this length a word starting a token scores above 0 under the plain rules
 (``score_token``'s prefix rule), so a wildcard's matches are among the plain ones."""
@@ -206,6 +218,13 @@ class TokenIndex:
         for other in lists[1:]:
             if not len(found):
                 break
+            if len(found) >= self.size // MASK_SHARE and 4 * len(found) >= len(other):
+                # many against many: mark the found tokens, keep the other's marked
+                # (an entry stands for one token: the same entries, ascending)
+                marked = np.zeros(self.size, dtype=bool)
+                marked[local_ids(found)] = True
+                found = other[marked[local_ids(other)]]
+                continue
             # both ascending: look the few up in the many (no sort of the many)
             at = np.minimum(np.searchsorted(other, found), len(other) - 1)
             found = found[other[at] == found] if len(other) else found[:0]
