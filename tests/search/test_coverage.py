@@ -72,6 +72,14 @@ def test_phrase_holds_every_term_when_each_term_matches_one_of_its_tokens() -> N
     phrase = np.array([4, 7], dtype=np.int32)
     assert phrase_holds_every_term(phrase, [np.array([1, 4]), np.array([7])])
     assert not phrase_holds_every_term(phrase, [np.array([1, 4]), np.array([8])])
+    assert not phrase_holds_every_term(phrase, [np.array([1, 4]), np.array([], dtype=np.int64)])
+    assert phrase_holds_every_term(phrase, [np.array([9, 12, 7 << 20]), np.array([7])]) is False
+    rng = np.random.default_rng(3)
+    for _ in range(200):  # as np.isin decides it, for ascending ids of any size
+        ids = [np.unique(rng.integers(0, 50, rng.integers(0, 30))) for _ in range(3)]
+        tokens = rng.integers(0, 50, 4).astype(np.int32)
+        expected = all(bool(np.isin(tokens, term).any()) for term in ids)
+        assert phrase_holds_every_term(tokens, ids) is expected
 
 
 @pytest.mark.parametrize("min_score", [0.0, 0.2, 0.35, 0.5, 0.7])

@@ -36,8 +36,16 @@ def phrase_holds_every_term(
     phrase: npt.NDArray[np.int32], term_ids: Sequence[npt.NDArray[np.int64]]
 ) -> bool:
     """Whether every term matches one of the phrase's tokens (*term_ids*: per term, the
-    token ids scoring above 0): then a value holding the phrase matches every term."""
-    return all(bool(np.isin(phrase, ids).any()) for ids in term_ids)
+    token ids scoring above 0, ascending): then a value holding the phrase matches every
+    term. The few phrase tokens are looked up in each term's ids (``np.isin`` built a table
+    over the ids' whole range: 0.6 ms per scored segment among the slowest 1M queries)."""
+    for ids in term_ids:
+        if not len(ids):
+            return False
+        at = np.minimum(np.searchsorted(ids, phrase), len(ids) - 1)
+        if not bool((ids[at] == phrase).any()):
+            return False
+    return True
 
 
 def terms_needed(bests: Sequence[float], min_score: float) -> int | None:
