@@ -185,7 +185,8 @@ def _damaged(path: Path, file: str | None, reason: str) -> IndexDamagedError:
     )
 
 
-def _stat_stamp(path: Path) -> Stamp | None:
+def stat_stamp(path: Path) -> Stamp | None:
+    """The file's stamp; None when it cannot be read (missing, say)."""
     try:
         st = os.stat(path)
     except OSError:
@@ -209,11 +210,11 @@ def verify_generation(
     naming the first file that fails (retried when a commit changed the directory
     meanwhile)."""
     for attempt in range(_RETRIES):
-        before = (_stat_stamp(path / CHECKSUMS_FILE), _stat_stamp(path / META_FILE))
+        before = (stat_stamp(path / CHECKSUMS_FILE), stat_stamp(path / META_FILE))
         try:
             return _verify_once(path, seen, pace, trusted or {})
         except IndexDamagedError:
-            after = (_stat_stamp(path / CHECKSUMS_FILE), _stat_stamp(path / META_FILE))
+            after = (stat_stamp(path / CHECKSUMS_FILE), stat_stamp(path / META_FILE))
             if after == before or attempt == _RETRIES - 1:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
@@ -238,7 +239,7 @@ def _verify_once(
     verified: dict[str, VerifiedFile] = {}
     for name, (size, expected) in sorted(checksums.files.items()):
         file = path / name
-        stamp = _stat_stamp(file)
+        stamp = stat_stamp(file)
         if stamp is None:
             if current or name in _PER_COMMIT:
                 raise _damaged(path, name, "is missing")

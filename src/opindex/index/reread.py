@@ -21,6 +21,7 @@ from opindex.index.checksums import (
     Verification,
     damaged_error,
     file_digest,
+    stat_stamp,
     verify_generation,
 )
 
@@ -39,21 +40,13 @@ def reread_generation(path: Path, pace: Pace | None = None) -> Verification:
     return dataclasses.replace(found, files=found.files + files, bytes=found.bytes + read)
 
 
-def _manifest_stamp(path: Path) -> tuple[int, int, int] | None:
-    try:
-        st = os.stat(path / DIRECTORY / MANIFEST)
-    except OSError:
-        return None
-    return (st.st_ino, st.st_mtime_ns, st.st_size)
-
-
 def _segments(path: Path, pace: Pace | None) -> tuple[int, int]:
     for attempt in range(_RETRIES):
-        before = _manifest_stamp(path)
+        before = stat_stamp(path / DIRECTORY / MANIFEST)
         try:
             return _segments_once(path, pace)
         except IndexDamagedError:
-            if _manifest_stamp(path) == before or attempt == _RETRIES - 1:
+            if stat_stamp(path / DIRECTORY / MANIFEST) == before or attempt == _RETRIES - 1:
                 raise
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -27,12 +27,12 @@ def unique_sorted(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 
 def difference_sorted(values: npt.NDArray[Any], removed: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """The distinct values of *values* not in *removed* (integers of one dtype),
-    ascending: ``np.setdiff1d(values, removed)``."""
+    """The distinct values of *values* not in *removed* (integers of one dtype; *removed*
+    ascending and distinct, as ``unique_sorted`` gives them), ascending:
+    ``np.setdiff1d(values, removed)``."""
     distinct = unique_sorted(values)
     if not len(distinct) or not len(removed):
         return distinct
-    taken = unique_sorted(removed)
-    at = np.minimum(np.searchsorted(taken, distinct), len(taken) - 1)
-    kept: npt.NDArray[Any] = distinct[taken[at] != distinct]
+    at = np.minimum(np.searchsorted(removed, distinct), len(removed) - 1)
+    kept: npt.NDArray[Any] = distinct[removed[at] != distinct]
     return kept
