@@ -72,9 +72,8 @@ COMMIT_RECORDS = 250_000
 """Records per commit of a bulk build. A commit holds its records' analysed values in
 memory until it writes them (a single commit of the 100k-document Zipf corpus peaked at
 2.1 GB RSS), so a larger corpus is committed in parts of this many records: each part
-is an analysis segment of its kinds, merged into one per kind before publishing, as a
-full sync does (``TenantIndex.merge_segments``, DECISIONS D167). Corpora of up to this
-many records are committed once, as before."""
+is an analysis segment of its kinds (no merge below ``MAX_SEGMENTS`` parts of a kind).
+Corpora of up to this many records are committed once, as before."""
 MEETINGS_API = MeetingsApi("17.6")
 
 
@@ -195,7 +194,6 @@ def bulk_build(
         try:
             written = _write_all(source, index, commit_every)
             info = index.commit()
-            index.merge_segments()  # as a full sync publishes a generation too large to copy
             index.publish()
         except BaseException as exc:
             state.fail_run(run.id, f"{type(exc).__name__}: {exc}")

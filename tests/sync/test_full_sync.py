@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
@@ -218,31 +217,3 @@ def test_a_compaction_that_fails_publishes_the_checkpointed_generation(
     assert set(indexed_ids(tmp_path, "acme", "work_package")) == expected_ids(
         shared_corpus, user, "work_package"
     )
-
-
-def test_a_generation_too_large_to_copy_is_published_with_merged_analysis_segments(
-    shared_corpus: dict[str, Any], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Past the compaction's limit (D140) a full sync merges each kind's analysis
-    segments instead (D167); Tantivy's checkpoint segments stay."""
-
-    def too_large(index: TenantIndex) -> None:
-        return None
-
-    monkeypatch.setattr(run_end, "compacted", too_large)
-    with running_sandbox(shared_corpus) as sandbox:
-        report = asyncio.run(
-            sync_tenant(make_tenant(sandbox, ADMIN_KEY), tmp_path, checkpoint_records=2)
-        )
-    directory = index_directory(tmp_path, "acme")
-    with TenantIndex(directory) as index:
-        stats = index.stats()
-        manifest = index.directory.generation_path(index.generation) / "analysis/manifest.json"
-        kinds = json.loads(manifest.read_text(encoding="utf-8"))["kinds"]
-    assert stats.segments > 1 and stats.opstamp == report.opstamp
-    assert {kind: len(segments) for kind, segments in kinds.items() if segments} == {
-        "work_package": 1, "wiki_page": 1, "meeting": 1, "project": 1,
-    }  # fmt: skip
-    user = user_of(shared_corpus, ADMIN_KEY)
-    for kind in ("work_package", "wiki_page", "meeting"):
-        assert set(indexed_ids(tmp_path, "acme", kind)) == expected_ids(shared_corpus, user, kind)

@@ -91,9 +91,8 @@ class AnalysisWriter:
         """Delete a record (absent ones are ignored) in the next commit."""
         self._pending.setdefault(kind, {})[record_id] = None
 
-    def commit(self, opstamp: int, merge_all: bool = False) -> None:
-        """Write this commit's files and the manifest naming Tantivy's *opstamp*; with
-        *merge_all*, every kind held in several segments is merged into one."""
+    def commit(self, opstamp: int) -> None:
+        """Write this commit's files and the manifest naming Tantivy's *opstamp*."""
         manifest: dict[str, Any] = {
             **self._manifest,
             "kinds": {k: list(v) for k, v in self._manifest["kinds"].items()},
@@ -139,8 +138,7 @@ class AnalysisWriter:
             check = write_arrays(root / f"{kind}-{counter:06d}.bin", arrays, {"kind": kind})
             manifest["kinds"][kind].append(manifest_entry(check))
             counter += 1
-        for kind in manifest["kinds"]:
-            if len(manifest["kinds"][kind]) > (1 if merge_all else MAX_SEGMENTS):
+            if len(manifest["kinds"][kind]) > MAX_SEGMENTS:
                 files = self._store.files()
                 segments = [files.segment(e) for e in manifest["kinds"][kind]]
                 merged = write_arrays(

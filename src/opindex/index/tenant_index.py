@@ -292,28 +292,6 @@ class TenantIndex:
                 documents=generation.snapshot().searcher.num_docs,
             )
 
-    def merge_segments(self) -> bool:
-        """Merge each kind's analysis segments into one (a search pays for each segment:
-        DECISIONS D167) under the writer lock, without a Tantivy commit: on an error the
-        generation stays as it was. False when no kind has several; refused while writes
-        are pending."""
-        with self._lock:
-            if self._writer is not None:
-                raise IndexUnavailableError("merge_segments needs the pending writes committed")
-            kinds = self._generation().analysis.manifest()["kinds"]
-            if all(len(segments) <= 1 for segments in kinds.values()):
-                return False
-            self._open_writer()
-            generation, analysis = self._writer_generation, self._writer_analysis
-            assert generation is not None and analysis is not None
-            try:
-                analysis.commit(generation.opstamp(), merge_all=True)
-                checksums.record(generation.path)
-                generation.refresh(force=True)
-            finally:
-                self._release_writer(rollback=True)
-        return True
-
     def rollback(self) -> None:
         """Drop pending writes; releases the writer lock."""
         with self._lock:

@@ -94,8 +94,7 @@ async def _publish(
     tenant: TenantConfig, index: TenantIndex, session: SyncSession, info: CommitInfo
 ) -> tuple[TenantIndex, CommitInfo]:
     """Publish the run's fresh generation, copied first into one commit when its
-    checkpoints left several segments (lighter to serve, DECISIONS D140); too large to
-    copy, its analysis segments are merged, one per kind (D167). A copy or merge that
+    checkpoints left several segments (lighter to serve, DECISIONS D140). A copy that
     fails (a full disk) is discarded and the generation published as it is."""
     session.progress.phase(tenant.name, "compacting")
     try:
@@ -104,10 +103,6 @@ async def _publish(
         logger.warning("%s: the index was not compacted: %s", tenant.name, exc)
         copy = None
     if copy is None:
-        try:
-            await asyncio.to_thread(index.merge_segments)
-        except OpindexError as exc:
-            logger.warning("%s: the index segments were not merged: %s", tenant.name, exc)
         await asyncio.to_thread(index.publish)
         return index, info
     await asyncio.to_thread(copy.publish)  # removes the checkpointed generation
