@@ -9,6 +9,7 @@ still map them.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +40,7 @@ from opindex.search import (
     expand_ranges,
     index_arrays,
     table_from_arrays,
+    unique_sorted,
 )
 
 IntArray = npt.NDArray[np.int64]
@@ -138,14 +140,15 @@ class AnalysisWriter:
             check = write_arrays(root / f"{kind}-{counter:06d}.bin", arrays, {"kind": kind})
             manifest["kinds"][kind].append(manifest_entry(check))
             counter += 1
-            if len(manifest["kinds"][kind]) > MAX_SEGMENTS:
+            entries = manifest["kinds"][kind]
+            merging = newest_to_merge([int(e["size"]) for e in entries], sys.maxsize)
+            if merging:  # size tiers: a record is rewritten about log(n) times (D167)
                 files = self._store.files()
-                segments = [files.segment(e) for e in manifest["kinds"][kind]]
-                merged = write_arrays(
-                    root / f"{kind}-{counter:06d}.bin", _merged(segments), {"kind": kind}
-                )
-                dropped.extend(e["name"] for e in manifest["kinds"][kind])
-                manifest["kinds"][kind] = [manifest_entry(merged)]
+                group = entries[-merging:]
+                arrays = _merged([files.segment(e) for e in group], merging < len(entries))
+                merged = write_arrays(root / f"{kind}-{counter:06d}.bin", arrays, {"kind": kind})
+                dropped.extend(e["name"] for e in group)
+                manifest["kinds"][kind] = [*entries[:-merging], manifest_entry(merged)]
                 counter += 1
         manifest["next"], manifest["opstamp"], manifest["garbage"] = counter, opstamp, dropped
         write_manifest(root, manifest)
@@ -166,14 +169,14 @@ SLICE_TOKENS = MAX_SLICE_TOKENS - 1
 
 
 def newest_to_merge(counts: Sequence[int], most: int = SLICE_TOKENS) -> int:
-    """How many of the newest vocabulary slices (token *counts*, oldest first) to merge
-    into one: 0, or at least 2.
+    """How many of the newest vocabulary slices (token *counts*, oldest first), or of a
+    kind's segments (file sizes), to merge into one: 0, or at least 2.
 
-    Size tiers, as in a log-structured merge: the newest slices are merged while, together,
-    they hold at least 1/TIER_RATIO of the tokens of the next older slice, so a tenant
-    keeps a few slices of growing size (a search scores every slice) and a token is
-    re-indexed about log(n) times over the tenant's life. More than ``MAX_SEGMENTS``
-    slices are merged whatever their sizes. A merged slice holds at most *most* tokens.
+    Size tiers, as in a log-structured merge: the newest are merged while, together, they
+    hold at least 1/TIER_RATIO of the next older one, so a tenant keeps a few slices or
+    segments of growing size (a search reads every one) and a token or record is
+    re-indexed about log(n) times over the tenant's life (D154, D167). More than
+    ``MAX_SEGMENTS`` are merged whatever their sizes. A merged one holds at most *most*.
     """
     group, tokens = 1, counts[-1] if counts else 0
     while group < len(counts) and tokens + counts[-group - 1] <= most:
@@ -246,8 +249,10 @@ def _table_arrays(table: ValueTable) -> dict[str, Column]:
     return arrays
 
 
-def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
-    """One segment holding the live records of *segments* (their tokens copied as ids)."""
+def _merged(segments: Sequence[KindSegment], older: bool = False) -> dict[str, Any]:
+    """One segment holding the live records of *segments*, the newest of a kind (their
+    tokens copied as ids); with *older* segments left beside it, it names the ids they
+    delete that it does not hold, which would otherwise come back from an older one."""
     ids: list[IntArray] = []
     columns: dict[str, list[npt.NDArray[Any]]] = {name: [] for name in FILTER_COLUMNS}
     value_doc: list[npt.NDArray[np.int32]] = []
@@ -276,10 +281,12 @@ def _merged(segments: Sequence[KindSegment]) -> dict[str, Any]:
     table = table_from_arrays(
         np.concatenate(value_doc), np.concatenate(value_field), value_start, np.concatenate(tokens)
     )
-    arrays: dict[str, Any] = {
-        "ids": _narrow_ids(np.concatenate(ids)),
-        "deleted": np.zeros(0, np.int64),
-    }
+    held = np.concatenate(ids)
+    deleted = np.zeros(0, np.int64)
+    if older:
+        named = unique_sorted(np.concatenate([s.deleted.astype(np.int64) for s in segments]))
+        deleted = named[~np.isin(named, held)]
+    arrays: dict[str, Any] = {"ids": _narrow_ids(held), "deleted": deleted}
     arrays.update({name: narrow_column(np.concatenate(parts)) for name, parts in columns.items()})
     arrays.update(_table_arrays(table))
     return arrays

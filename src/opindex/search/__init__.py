@@ -59,6 +59,7 @@ from opindex.search.relax import (
 )
 from opindex.search.score import bounded_levenshtein, score_token
 from opindex.search.snippet import extract_snippet
+from opindex.search.sorted_sets import unique_sorted
 from opindex.search.thesaurus import BUILTIN_THESAURUS
 from opindex.search.token_index import (
     INDEX_ARRAYS,
@@ -152,6 +153,7 @@ __all__ = [
     "token_texts",
     "tokenize",
     "top_records",
+    "unique_sorted",
     "validate_match_mode",
     "wildcard_suffix",
 ]
