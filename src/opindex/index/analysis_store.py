@@ -5,9 +5,10 @@ slices (every token once, ids append-only) and per kind segments (each record's 
 values as token ids, the postings token -> values, and the filter columns). A commit
 writes one new vocabulary slice and one segment per kind it changed; a segment also names
 the ids deleted by its commit. The newest segment holding a record (or deleting it) wins.
-When a kind has more than ``MAX_SEGMENTS`` segments they are merged into one (live records
-only; no text is tokenized again). ``manifest.json`` (replaced atomically after the
-Tantivy commit) lists the files with their checksums and the Tantivy opstamp it matches.
+A kind's newest segments are merged by size tiers, and all of them past ``MAX_SEGMENTS``
+(live records only; no text is tokenized again: DECISIONS D167). ``manifest.json``
+(replaced atomically after the Tantivy commit) lists the files with their checksums and
+the Tantivy opstamp it matches.
 
 A search scores the query's tokens against the vocabulary once (``TokenIndex``), then
 every record holding a matching token whose score can still reach the gate
