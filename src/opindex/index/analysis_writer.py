@@ -284,7 +284,7 @@ def _merged(segments: Sequence[KindSegment], older: bool = False) -> dict[str, A
     held = np.concatenate(ids)
     deleted = np.zeros(0, np.int64)
     if older:
-        named = unique_sorted(np.concatenate([s.deleted.astype(np.int64) for s in segments]))
+        named = unique_sorted(np.concatenate([part.deleted.astype(np.int64) for part in segments]))
         deleted = named[~np.isin(named, held)]
     arrays: dict[str, Any] = {"ids": _narrow_ids(held), "deleted": deleted}
     arrays.update({name: narrow_column(np.concatenate(parts)) for name, parts in columns.items()})
