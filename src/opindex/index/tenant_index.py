@@ -81,6 +81,9 @@ class TenantIndex:
         self._writer_generation: GenerationIndex | None = None
         self._writer_vocabulary: VocabularyWriter | None = None
         self._writer_analysis: AnalysisWriter | None = None
+        # the side writers of the last successful commit, reused by the next writer of
+        # the same generation when nobody wrote in between (DECISIONS D169)
+        self._idle: tuple[str, VocabularyWriter, AnalysisWriter] | None = None
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -138,6 +141,7 @@ class TenantIndex:
         """Drop uncommitted changes, release the writer lock and the open index."""
         with self._lock:
             self._release_writer(rollback=True)
+            self._idle = None
             self._live = None
             self._pointer_stamp = None
 
@@ -201,21 +205,26 @@ class TenantIndex:
                         f"index at {generation.path}: cannot open a writer: {exc}"
                     ) from exc
                 try:
-                    vocabulary = VocabularyWriter(generation.path)
+                    vocabulary, analysis = self._side_writers(generation)
                 except IndexUnavailableError:
                     writer.rollback()
                     writer.wait_merging_threads()  # frees the lock again
-                    raise
-                try:
-                    analysis = AnalysisWriter(generation.analysis, generation.opstamp())
-                except IndexUnavailableError:
-                    writer.rollback()
-                    writer.wait_merging_threads()
                     raise
                 self._writer, self._writer_generation = writer, generation
                 self._writer_vocabulary = vocabulary
                 self._writer_analysis = analysis
             return self._writer
+
+    def _side_writers(self, generation: GenerationIndex) -> tuple[VocabularyWriter, AnalysisWriter]:
+        """The vocabulary and analysis writers for a new write session of *generation*
+        (under the Tantivy writer's lock): the last commit's when still current, else new."""
+        idle, self._idle = self._idle, None
+        opstamp = generation.opstamp()
+        if idle is not None and idle[0] == generation.name:
+            _, vocabulary, analysis = idle
+            if vocabulary.reopen() and analysis.reopen(opstamp):
+                return vocabulary, analysis
+        return VocabularyWriter(generation.path), AnalysisWriter(generation.analysis, opstamp)
 
     def _release_writer(self, *, rollback: bool) -> None:
         writer, self._writer = self._writer, None
@@ -274,8 +283,9 @@ class TenantIndex:
         with self._lock:
             writer, generation = self._writer, self._writer_generation
             if writer is not None and generation is not None:
-                assert self._writer_vocabulary is not None
-                self._writer_vocabulary.flush()  # readers seeing the commit see its terms
+                vocabulary = self._writer_vocabulary
+                assert vocabulary is not None
+                vocabulary.flush()  # readers seeing the commit see its terms
                 analysis = self._writer_analysis
                 assert analysis is not None
                 with tantivy_errors(generation.path, "commit"):
@@ -284,6 +294,7 @@ class TenantIndex:
                 analysis.commit(generation.opstamp())
                 checksums.record(generation.path)
                 generation.refresh(force=True)
+                self._idle = (generation.name, vocabulary, analysis)
             else:
                 generation = self._generation()
             return CommitInfo(

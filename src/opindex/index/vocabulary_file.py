@@ -103,6 +103,12 @@ class VocabularyWriter:
         self._length = len(data)
         self._digest = hashlib.sha256(data)
 
+    def reopen(self) -> bool:
+        """Whether this writer, after its flush, can serve the next write session: the
+        committed length is still the one it wrote (the file only grows, so no other
+        writer appended since) and nothing is pending."""
+        return not self._pending and _committed_length(self._path) == self._length
+
     def add(self, terms: Iterable[str]) -> None:
         """Remember the terms not seen before."""
         for term in terms:
