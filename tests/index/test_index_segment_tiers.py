@@ -6,9 +6,10 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from index_fixtures import work_package
 
-from opindex.index import TenantIndex
+from opindex.index import TenantIndex, analysis_writer
 from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
 from opindex.index.analysis_writer import newest_to_merge
 from opindex.records import Record
@@ -89,3 +90,34 @@ def test_size_tiers_rewrite_a_record_a_few_times_where_merging_all_grows_with_th
     # a full sync of 1M records in checkpoints of 500: 2,000 commits
     assert _rewritten(200, "all") > 12 and _rewritten(2000, "all") > 120
     assert _rewritten(200, "tiers") < 8 and _rewritten(2000, "tiers") < 11
+
+
+def test_a_merge_stays_under_the_byte_cap_and_the_segments_grow_in_number_past_it() -> None:
+    assert newest_to_merge([400, 400, 400, 100, 100], 450) == 2
+    assert newest_to_merge([400] * (MAX_SEGMENTS + 2), 450) == 0  # none can merge
+
+
+def test_segments_of_a_large_tenant_stop_growing_at_the_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def record(record_id: int) -> Record:  # long enough for its postings to outweigh headers
+        body = " ".join(f"w{record_id}x{i}" for i in range(300))
+        return work_package(record_id, f"budget aproval {record_id}", f"server {body}")
+
+    index = TenantIndex.create(tmp_path / "index")
+    records = {1: record(1)}
+    index.upsert([records[1]])
+    index.commit()
+    (first,) = _segments(index)
+    root = index.directory.generation_path(index.generation) / DIRECTORY
+    cap = 6 * (root / first).stat().st_size  # a few commits' worth
+    monkeypatch.setattr(analysis_writer, "SEGMENT_BYTES", cap)
+    for record_id in range(2, 80):
+        records[record_id] = record(record_id)
+        index.upsert([records[record_id]])
+        index.commit()
+    sizes = [(root / name).stat().st_size for name in _segments(index)]
+    assert max(sizes) <= cap
+    assert len(sizes) > MAX_SEGMENTS  # capped segments are not merged any more
+    for text in ("budget aproval", "server", "w7x3", "w70x299"):
+        assert _answer(index, text) == _expected(records, text), text
