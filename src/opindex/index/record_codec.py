@@ -75,8 +75,8 @@ def validate(record: Record) -> None:
             )
 
 
-def to_tantivy(record: Record, rows: Rows | None = None) -> tuple[tantivy.Document, set[str]]:
-    """The Tantivy document of *record* and its distinct tokens (call validate() first).
+def to_tantivy(record: Record, rows: Rows | None = None) -> tantivy.Document:
+    """The Tantivy document of *record* (call validate() first).
 
     *rows*: ``analyse(record)``, when the caller has it already.
     """
@@ -92,7 +92,7 @@ def to_tantivy(record: Record, rows: Rows | None = None) -> tuple[tantivy.Docume
         out.add_text(s.ALL, " ".join(every_token))
     out.add_bytes(s.RECORD, encode(record))
     _add_filters(out, record)
-    return out, set(every_token)
+    return out
 
 
 def _add_filters(out: tantivy.Document, record: Record) -> None:

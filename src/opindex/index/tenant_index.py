@@ -224,7 +224,8 @@ class TenantIndex:
             _, vocabulary, analysis = idle
             if vocabulary.reopen() and analysis.reopen(opstamp):
                 return vocabulary, analysis
-        return VocabularyWriter(generation.path), AnalysisWriter(generation.analysis, opstamp)
+        vocabulary = VocabularyWriter(generation.path, s.MAX_TOKEN_CHARS)
+        return vocabulary, AnalysisWriter(generation.analysis, opstamp)
 
     def _release_writer(self, *, rollback: bool) -> None:
         writer, self._writer = self._writer, None
@@ -244,17 +245,16 @@ class TenantIndex:
         for record in batch:  # reject the whole batch before writing anything
             record_codec.validate(record)
         analysed = [(record, record_codec.analyse(record)) for record in batch]
-        documents = [(r, rows, *record_codec.to_tantivy(r, rows)) for r, rows in analysed]
+        documents = [(r, rows, record_codec.to_tantivy(r, rows)) for r, rows in analysed]
         with self._lock:
             writer = self._open_writer()
             assert self._writer_generation is not None and self._writer_vocabulary is not None
             assert self._writer_analysis is not None
             with tantivy_errors(self._writer_generation.path, "write"):
-                for record, rows, document, tokens in documents:
+                for record, rows, document in documents:
                     kind = record.document.kind
                     writer.delete_documents_by_term(s.KEY, record_codec.record_key(kind, record.id))
                     writer.add_document(document)
-                    self._writer_vocabulary.add(tokens)
                     columns = record_codec.filter_values(record)
                     self._writer_analysis.upsert(kind, record.id, columns, rows)
         return len(documents)
@@ -283,11 +283,10 @@ class TenantIndex:
         with self._lock:
             writer, generation = self._writer, self._writer_generation
             if writer is not None and generation is not None:
-                vocabulary = self._writer_vocabulary
-                assert vocabulary is not None
+                vocabulary, analysis = self._writer_vocabulary, self._writer_analysis
+                assert vocabulary is not None and analysis is not None
+                vocabulary.add_new(analysis.new_tokens())
                 vocabulary.flush()  # readers seeing the commit see its terms
-                analysis = self._writer_analysis
-                assert analysis is not None
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
                 self._release_writer(rollback=False)  # waits for merges: the files settle

@@ -1,8 +1,9 @@
 """The vocabulary side file of a generation: every term ever indexed, one per line.
 
 Tantivy's term enumeration (``terms_with_prefix``) costs seconds at 200k terms, so the
-writer keeps the vocabulary itself: before each commit it appends the terms it has not
-seen yet and flushes them to disk, so any reader that sees a commit also sees its terms.
+index keeps the vocabulary itself: before each commit the writer appends the terms of the
+tokens the generation had not indexed yet and flushes them to disk, so any reader that
+sees a commit also sees its terms.
 The file only grows (terms of deleted records stay until a rebuild), which is harmless:
 an extra term can only add candidates. Readers extend their in-memory Vocabulary with
 the bytes appended since their last look, up to the length the check file records
@@ -92,13 +93,20 @@ def _committed_length(path: Path) -> int:
 
 
 class VocabularyWriter:
-    """Collects the new terms of a write session and appends them before the commit."""
+    """Collects the new terms of a write session and appends them before the commit.
 
-    def __init__(self, path: Path) -> None:
+    The analysis store's vocabulary holds every token this file holds, uncut and written
+    by the same commits, so the writer is told which tokens are new (``add_new``) instead
+    of keeping a set of every term (1.3 s and about 0.4 GiB at 1M records, DECISIONS
+    D170): a token shorter than *cut* is new here too; a longer one is cut, and its cut
+    form is looked up among the file's terms of that length, read when first needed."""
+
+    def __init__(self, path: Path, cut: int) -> None:
         self._path = path
         self._file = path / VOCABULARY_FILE
+        self._cut = cut
         data = _read_checked(path)
-        self._known = set(data.decode("utf-8", errors="replace").split("\n"))
+        self._long: set[str] | None = None  # the terms of length *cut*, read when needed
         self._pending: list[str] = []
         self._length = len(data)
         self._digest = hashlib.sha256(data)
@@ -109,11 +117,20 @@ class VocabularyWriter:
         writer appended since) and nothing is pending."""
         return not self._pending and _committed_length(self._path) == self._length
 
-    def add(self, terms: Iterable[str]) -> None:
-        """Remember the terms not seen before."""
-        for term in terms:
-            if term not in self._known:
-                self._known.add(term)
+    def add_new(self, tokens: Iterable[str]) -> None:
+        """Append, at the next flush, the terms of *tokens*: tokens no commit of this
+        generation indexed before (each once), uncut."""
+        for token in tokens:
+            if len(token) < self._cut:
+                self._pending.append(token)
+                continue
+            term = token[: self._cut]
+            if self._long is None:
+                text = _read_checked(self._path).decode("utf-8", errors="replace")
+                self._long = {t for t in text.split("\n") if len(t) == self._cut}
+                self._long.update(t for t in self._pending if len(t) == self._cut)
+            if term not in self._long:
+                self._long.add(term)
                 self._pending.append(term)
 
     def flush(self) -> None:
