@@ -84,6 +84,7 @@ class TenantIndex:
         # the side writers of the last successful commit, reused by the next writer of
         # the same generation when nobody wrote in between (DECISIONS D169)
         self._idle: tuple[str, VocabularyWriter, AnalysisWriter] | None = None
+        self._hashed: tuple[str, dict[str, checksums.VerifiedFile]] = ("", {})  # by record()
 
     # --- lifecycle --------------------------------------------------------------------
 
@@ -141,7 +142,7 @@ class TenantIndex:
         """Drop uncommitted changes, release the writer lock and the open index."""
         with self._lock:
             self._release_writer(rollback=True)
-            self._idle = None
+            self._idle, self._hashed = None, ("", {})
             self._live = None
             self._pointer_stamp = None
 
@@ -291,7 +292,9 @@ class TenantIndex:
                     writer.commit()
                 self._release_writer(rollback=False)  # waits for merges: the files settle
                 analysis.commit(generation.opstamp())
-                checksums.record(generation.path)
+                if self._hashed[0] != generation.name:
+                    self._hashed = (generation.name, {})
+                checksums.record(generation.path, self._hashed[1])
                 generation.refresh(force=True)
                 self._idle = (generation.name, vocabulary, analysis)
             else:
