@@ -8,11 +8,13 @@ from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, alternative_score
+from opindex.search.score import edit_budget
 from opindex.search.token_batch import (
     MAX_PATTERN,
     batch_scores,
     code_matrix,
     code_points,
+    contains_token,
     edit_distances,
 )
 
@@ -73,3 +75,31 @@ def test_code_points_take_the_narrowest_dtype() -> None:
     assert code_points("straße").dtype == np.uint8
     assert code_points("σ").dtype == np.uint16
     assert code_points("\U0001f600").tolist() == [0x1F600]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    query=st.text(LETTERS, min_size=1, max_size=12),
+    tokens=st.lists(st.text(LETTERS, min_size=1, max_size=14), min_size=1, max_size=40),
+    prefix=st.booleans(),
+)
+def test_batch_scores_from_known_distances_and_containment_read_only_the_head(
+    query: str, tokens: list[str], prefix: bool
+) -> None:
+    tokens = [*tokens, query, query[:-1], query + "a", "a" + query, "ab" + query[1:]]
+    tokens = [t for t in tokens if t]
+    joined = "\n" + "\n".join(tokens) + "\n"
+    lengths = np.array([len(t) for t in tokens], dtype=np.int64)
+    starts = np.cumsum(np.r_[1, lengths[:-1] + 1]).astype(np.int64)
+    head = code_matrix(code_points(joined), starts, np.minimum(lengths, len(query)))
+    assert head.shape[1] <= len(query)
+    budget = edit_budget(query)
+    distances = np.array(
+        [min(Levenshtein.distance(query, t), budget + 1 + i % 3) for i, t in enumerate(tokens)]
+    )
+    whole, _ = _matrix(tokens)
+    contains = contains_token(query, whole)
+    assert contains.tolist() == [query in token for token in tokens]
+    found = batch_scores(query, prefix, head, lengths, distances, contains).tolist()
+    expected = [alternative_score(Alternative(query, prefix), token) for token in tokens]
+    assert [score.hex() for score in found] == [score.hex() for score in expected]

@@ -11,14 +11,8 @@ from hypothesis import strategies as st
 from opindex.search.analysis import AnalyzedText
 from opindex.search.match import token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
-from opindex.search.token_index import (
-    LENGTH_SHIFT,
-    LOCAL_MASK,
-    TokenIndex,
-    index_arrays,
-    lookup_all,
-    term_matches,
-)
+from opindex.search.token_index import TokenIndex, lookup_all, term_matches
+from opindex.search.trigram_postings import LENGTH_SHIFT, LOCAL_MASK, index_arrays
 
 LETTERS = "abcdeßσüé日0"
 

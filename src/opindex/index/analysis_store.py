@@ -59,7 +59,7 @@ DIRECTORY: Final = "analysis"
 MANIFEST: Final = "manifest.json"
 FORMAT: Final = 2  # 2: token ids past 16 bits packed in three bytes (DECISIONS D138)
 MAX_SEGMENTS: Final = 8
-TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable))
+TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable) if field.init)
 """The arrays of a segment's ValueTable, stored under their field names."""
 
 NO_TRUST: Final[Mapping[str, VerifiedFile]] = {}

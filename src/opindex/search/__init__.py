@@ -61,15 +61,9 @@ from opindex.search.score import bounded_levenshtein, score_token
 from opindex.search.snippet import extract_snippet
 from opindex.search.sorted_sets import unique_sorted
 from opindex.search.thesaurus import BUILTIN_THESAURUS
-from opindex.search.token_index import (
-    INDEX_ARRAYS,
-    MAX_SLICE_TOKENS,
-    TokenIndex,
-    index_arrays,
-    lookup_all,
-    term_matches,
-)
+from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
+from opindex.search.trigram_postings import INDEX_ARRAYS, MAX_SLICE_TOKENS, index_arrays
 from opindex.search.vector_rank import (
     TermMatches,
     ValueTable,

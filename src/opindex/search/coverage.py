@@ -109,13 +109,16 @@ def within_reach(
     covered = np.zeros(len(records), dtype=np.int64)
     kept: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.int64]]] = []
     for (values, scores), docs in zip(parts, owners, strict=True):
-        inside = held[docs]
+        # positions, not a mask: most of a large term's values fall outside, and each
+        # mask would be read once per array it selects from
+        inside = np.flatnonzero(held[docs])
         slot = slot_of[docs[inside]]
+        values, scores = values[inside], scores[inside]
         best = np.zeros(len(records), dtype=np.float64)
-        np.maximum.at(best, slot, scores[inside])
+        np.maximum.at(best, slot, scores)
         total += best
         covered += best > 0.0
-        kept.append((values[inside], scores[inside], slot))
+        kept.append((values, scores, slot))
     bound = (total / count) * (covered / count) * BASE_SCALE
     if phrased is True:
         every = covered == count

@@ -156,10 +156,27 @@ def _contains(query: npt.NDArray[np.int64], matrix: CodeMatrix) -> npt.NDArray[n
     return found
 
 
-def batch_scores(token: str, prefix: bool, matrix: CodeMatrix, lengths: IntArray) -> FloatArray:
+def contains_token(token: str, matrix: CodeMatrix) -> npt.NDArray[np.bool_]:
+    """Per row of *matrix*, whether *token* occurs in it."""
+    return _contains(np.array([ord(character) for character in token], dtype=np.int64), matrix)
+
+
+def batch_scores(
+    token: str,
+    prefix: bool,
+    matrix: CodeMatrix,
+    lengths: IntArray,
+    distances: IntArray | None = None,
+    contains: npt.NDArray[np.bool_] | None = None,
+) -> FloatArray:
     """``alternative_score(Alternative(token, prefix), row)`` for each row of *matrix*.
 
-    *token* must hold 1 to MAX_PATTERN code points."""
+    *token* must hold 1 to MAX_PATTERN code points; *lengths* are the rows' token
+    lengths. *distances*: each row's edit distance to *token* when the caller knows it
+    (any value past the edit budget where it is past it); else computed here for the
+    rows within the budget in length. *contains*: whether each row holds *token*, when
+    the caller knows it. With both, *matrix* need hold only each row's first
+    ``len(token)`` code points."""
     size = len(token)
     query = np.array([ord(character) for character in token], dtype=np.int64)
     shared = _shared_prefix(query, matrix)
@@ -167,9 +184,10 @@ def batch_scores(token: str, prefix: bool, matrix: CodeMatrix, lengths: IntArray
     scores = np.zeros(len(matrix), dtype=np.float64)
     budget = edit_budget(token)
     if budget:
-        near = np.abs(lengths - size) <= budget
-        distances = np.full(len(matrix), budget + 1, dtype=np.int64)
-        distances[near] = edit_distances(token, matrix[near], lengths[near])
+        if distances is None:
+            near = np.abs(lengths - size) <= budget
+            distances = np.full(len(matrix), budget + 1, dtype=np.int64)
+            distances[near] = edit_distances(token, matrix[near], lengths[near])
         within = distances <= budget
         scores[within] = 1.0 - (distances[within] / size) * EDIT_PENALTY
     if size >= SHARED_PREFIX_MIN:
@@ -179,7 +197,7 @@ def batch_scores(token: str, prefix: bool, matrix: CodeMatrix, lengths: IntArray
             scores[morph], SHARED_PREFIX_BASE + SHARED_PREFIX_SPAN * shared[morph] / longer
         )
     if size >= CONTAINS_MIN:
-        scores[_contains(query, matrix)] = CONTAINS_SCORE
+        scores[_contains(query, matrix) if contains is None else contains] = CONTAINS_SCORE
     if size >= 3:
         scores[starts] = PREFIX_SCORE
     scores[starts & (lengths == size)] = EXACT_SCORE

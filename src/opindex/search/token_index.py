@@ -25,6 +25,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,118 +35,34 @@ from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, Term, alternative_score
 from opindex.search.score import EDIT_PENALTY, SHARED_PREFIX_MIN, edit_budget
-from opindex.search.sorted_sets import difference_sorted, unique_sorted
+from opindex.search.sorted_sets import unique_sorted
 from opindex.search.token_batch import (
+    CONTAINS_MIN,
     MAX_PATTERN,
     MAX_WIDTH,
     CodeMatrix,
     batch_scores,
     code_matrix,
     code_points,
+    contains_token,
     edit_distances,
 )
 from opindex.search.trigram_count import weighed_at_least
+from opindex.search.trigram_postings import (
+    LENGTH_CAP,
+    LENGTH_SHIFT,
+    head_keys,
+    index_arrays,
+    inner_keys,
+    local_ids,
+    padded_keys,
+)
 from opindex.search.vector_rank import TermMatches
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-_PAD = ord("\n")
-_SHIFT = 21  # code points fit in 21 bits: three make one int64 trigram key
 _CACHE_SIZE = 2_048
-
-
-def _key(a: int, b: int, c: int) -> int:
-    return (a << (2 * _SHIFT)) | (b << _SHIFT) | c
-
-
-def _padded_keys(token: str) -> list[int]:
-    """The keys of the padded trigrams of *token*, with repeats, in order."""
-    codes = [_PAD, _PAD, *map(ord, token), _PAD, _PAD]
-    return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
-
-
-def _head_keys(token: str) -> list[int]:
-    """Keys every token starting with ``token[:4]`` holds (padded start and inner).
-
-    From two characters on, the first padded key (pad, pad, c0: starts with c0) is left
-    out: the next one (pad, c0, c1: starts with c0 c1) implies it, and its list is the
-    longest (every token starting with that letter)."""
-    head = token[:SHARED_PREFIX_MIN]
-    codes = [_PAD, _PAD, *map(ord, head)]
-    keys = [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
-    return keys[1:] if len(head) >= 2 else keys
-
-
-def _inner_keys(token: str) -> list[int]:
-    codes = list(map(ord, token))
-    return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
-
-
-INDEX_ARRAYS: tuple[str, ...] = ("starts", "lengths", "keys", "offsets", "postings")
-"""The names of ``index_arrays``'s arrays."""
-
-
-LENGTH_SHIFT = 24
-"""A posting entry is ``min(length, LENGTH_CAP) << LENGTH_SHIFT | local id``."""
-LENGTH_CAP = 127
-LOCAL_MASK = (1 << LENGTH_SHIFT) - 1
-MAX_SLICE_TOKENS = 1 << LENGTH_SHIFT
-"""A slice holds fewer tokens than this (its postings are int32: DECISIONS D156)."""
-
-
-def entries(locals_: npt.NDArray[Any], lengths: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
-    """The posting entries of the tokens *locals_* of lengths *lengths*."""
-    capped = np.minimum(lengths.astype(np.int64), LENGTH_CAP)
-    return ((capped << LENGTH_SHIFT) | locals_.astype(np.int64)).astype(np.int32)
-
-
-def local_ids(found: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
-    """The local ids of posting entries *found*."""
-    return (found & LOCAL_MASK).astype(np.int32)
-
-
-def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
-    """The arrays of the trigram index of *joined* (see ``TokenIndex``): token ``starts``
-    and ``lengths`` (code points; a stored slice holds them narrow and unsigned),
-    distinct trigram ``keys`` (ascending), and for each key the tokens holding it,
-    ``postings[offsets[k]:offsets[k + 1]]``, as entries (``entries``: by length, then
-    id, ascending). Written with the vocabulary slice at commit, so a reader maps them
-    instead of sorting."""
-    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    newlines = np.flatnonzero(codes == _PAD)
-    starts = newlines[:-1] + 1
-    lengths = newlines[1:] - starts
-    size = len(starts)
-    if size >= MAX_SLICE_TOKENS:
-        raise ValueError(f"a vocabulary slice holds fewer than {MAX_SLICE_TOKENS} tokens")
-    if size == 0:
-        keys = np.zeros(0, dtype=np.int64)
-        return {"starts": starts, "lengths": lengths, "keys": keys,
-                "offsets": np.zeros(1, dtype=np.int64),
-                "postings": np.zeros(0, dtype=np.int32)}  # fmt: skip
-    # Two newlines between tokens: the windows of three code points then tile the tokens
-    # exactly, L + 2 windows for a token of length L.
-    padded = joined.replace("\n", "\n\n")
-    codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    keys = (codes[:-2] << (2 * _SHIFT)) | (codes[1:-1] << _SHIFT) | codes[2:]
-    owners = np.repeat(entries(np.arange(size), lengths), lengths + 2)
-    order = np.argsort(keys, kind="stable")  # stable: owners stay ascending per key
-    keys, owners = keys[order], owners[order]
-    keep = np.ones(len(keys), dtype=bool)
-    keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
-    keys, owners = keys[keep], owners[keep]
-    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    # entries ascend per key (by length, then id): sort by (key group, entry) at once
-    group = np.repeat(np.arange(len(first), dtype=np.int64), np.diff(np.r_[first, len(keys)]))
-    owners = owners[np.argsort((group << 32) | owners.astype(np.int64))]
-    return {
-        "starts": starts,
-        "lengths": lengths,
-        "keys": keys[first],
-        "offsets": np.r_[first, len(keys)].astype(np.int64),
-        "postings": owners,
-    }
 
 
 MASK_SHARE = 64
@@ -158,6 +75,34 @@ that, looking them up by binary search costs less than clearing the mask (measur
 PREFIX_FROM_PLAIN = 3
 """From this length a word starting a token scores above 0 under the plain rules
 (``score_token``'s prefix rule), so a wildcard's matches are among the plain ones."""
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """What ``TokenIndex._candidates`` finds for a word (local ids, each list ascending).
+
+    ``ruled``: a superset of the tokens a rule other than the edit rule can accept, with
+    ``ruled_distances``, their edit distances (``budget + 1`` for those past the budget:
+    a distance is computed only for the tokens the trigram count lets through, a
+    superset of those within it), and ``may_contain``: whether each holds every inner
+    trigram of the word (only those can contain it). ``near``: the tokens within the
+    budget that only the edit rule accepts (none of ``ruled``), with ``distances``."""
+
+    ruled: npt.NDArray[np.int32]
+    ruled_distances: IntArray
+    may_contain: npt.NDArray[np.bool_]
+    near: npt.NDArray[np.int32]
+    distances: IntArray
+
+
+def _positions(
+    within: npt.NDArray[Any], ids: npt.NDArray[Any]
+) -> tuple[npt.NDArray[np.bool_], IntArray]:
+    """Per id of *ids*: whether the ascending *within* holds it, and where."""
+    if not len(within):
+        return np.zeros(len(ids), dtype=bool), np.zeros(len(ids), dtype=np.int64)
+    at = np.minimum(np.searchsorted(within, ids), len(within) - 1)
+    return np.asarray(within[at] == ids), at.astype(np.int64)
 
 
 class TokenIndex:
@@ -195,13 +140,17 @@ class TokenIndex:
         start = int(self.starts[local])
         return self.joined[start : start + int(self.lengths[local])]
 
-    def _matrix(self, local: npt.NDArray[Any]) -> tuple[CodeMatrix, IntArray]:
-        """The tokens *local* (each at most MAX_WIDTH long) as a code matrix, and lengths."""
+    def _matrix(
+        self, local: npt.NDArray[Any], width: int | None = None
+    ) -> tuple[CodeMatrix, IntArray]:
+        """The tokens *local* (each at most MAX_WIDTH long) as a code matrix, and their
+        lengths; with *width*, only each token's first *width* code points."""
         if self._codes is None:
             self._codes = code_points(self.joined)  # a race computes it twice, harmlessly
         lengths = self.lengths[local].astype(np.int64)
         starts = self.starts[local].astype(np.int64)
-        return code_matrix(self._codes, starts, lengths), lengths
+        shown = lengths if width is None else np.minimum(lengths, width)
+        return code_matrix(self._codes, starts, shown), lengths
 
     def _posting(self, key: int) -> npt.NDArray[np.int32]:
         at = int(np.searchsorted(self._keys, key))
@@ -230,63 +179,68 @@ class TokenIndex:
             found = found[other[at] == found] if len(other) else found[:0]
         return found
 
-    def _candidates(
-        self, token: str, prefix: bool
-    ) -> tuple[npt.NDArray[np.int32], npt.NDArray[Any], IntArray]:
-        """Local ids of a superset of the tokens a rule other than the edit rule can
-        accept for *token* (ascending), and, disjoint from them, the tokens within its
-        edit budget that only the edit rule accepts (ascending) with their distances."""
+    def _candidates(self, token: str, prefix: bool) -> Candidates:
+        """The tokens a rule can accept for *token* (``Candidates``)."""
         if token and (prefix or len(token) >= 3):  # starts with it, or shares its first 4
             # characters; the head's trigrams are among its padded ones: equal tokens too
-            parts = [self._holding_all(_head_keys(token))]
+            parts = [self._holding_all(head_keys(token))]
         else:
-            parts = [self._holding_all(_padded_keys(token))]
+            parts = [self._holding_all(padded_keys(token))]
+        inner = np.zeros(0, dtype=np.int32)
         if len(token) >= SHARED_PREFIX_MIN:
-            parts.append(self._holding_all(_inner_keys(token)))
-        ruled = unique_sorted(local_ids(np.concatenate(parts)))
+            inner = unique_sorted(local_ids(self._holding_all(inner_keys(token))))
+            parts.append(inner)
+        ruled = unique_sorted(local_ids(np.concatenate(parts))).astype(np.int32)
         budget = edit_budget(token)
-        if budget:
-            keys = _padded_keys(token)
-            distinct = sorted(set(keys))
-            least = len(keys) - 3 * budget  # trigrams a token within the budget shares
-            # a token within the budget is within it in length: the entries of the
-            # lengths L - d .. L + d are one run of each list (those past the cap with it)
-            low = min(max(0, len(token) - budget), LENGTH_CAP) << LENGTH_SHIFT
-            last = ((min(len(token) + budget, LENGTH_CAP) + 1) << LENGTH_SHIFT) - 1
-            # int32 bounds: Python ints would make searchsorted cast the whole list first
-            bounds = np.array([low, last], dtype=np.int32)
-            lengths = self.lengths
+        ruled_distances = np.full(len(ruled), budget + 1, dtype=np.int64)
+        near, distances = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        close = self._close(token, budget) if budget else np.zeros(0, dtype=np.int32)
+        if len(close):
+            found = self._distances(token, close, budget)
+            within = found <= budget
+            close, found = close[within], found[within]
+            held, at = _positions(ruled, close)
+            ruled_distances[at[held]] = found[held]
+            near, distances = close[~held], found[~held]
+        return Candidates(ruled, ruled_distances, _positions(inner, ruled)[0], near, distances)
 
-            def near_in_length(found: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-                # lengths may be stored unsigned and narrow: widened before subtracting
-                owners = lengths[local_ids(found)].astype(np.int64)
-                return np.asarray(np.abs(owners - len(token)) <= budget)
+    def _close(self, token: str, budget: int) -> npt.NDArray[np.int32]:
+        """Local ids (ascending) of a superset of the tokens within *budget* edits of
+        *token*: those sharing enough of its padded trigrams (the module's docstring)."""
+        keys = padded_keys(token)
+        distinct = sorted(set(keys))
+        least = len(keys) - 3 * budget  # trigrams a token within the budget shares
+        # a token within the budget is within it in length: the entries of the
+        # lengths L - d .. L + d are one run of each list (those past the cap with it)
+        low = min(max(0, len(token) - budget), LENGTH_CAP) << LENGTH_SHIFT
+        last = ((min(len(token) + budget, LENGTH_CAP) + 1) << LENGTH_SHIFT) - 1
+        # int32 bounds: Python ints would make searchsorted cast the whole list first
+        bounds = np.array([low, last], dtype=np.int32)
+        lengths = self.lengths
 
-            windows = []
-            for key in distinct:
-                posting = self._posting(key)
-                begin = int(np.searchsorted(posting, bounds[0], side="left"))
-                end = int(np.searchsorted(posting, bounds[1], side="right"))
-                windows.append(posting[begin:end])
-            found, shared = weighed_at_least(
-                windows,
-                [keys.count(k) for k in distinct],
-                least,
-                1 << 31,  # entries, not ids: counted by sorting
-                near_in_length if len(token) + budget >= LENGTH_CAP else None,
-            )
-            owners = local_ids(found)
-            # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
-            # edit too, so a longer token must share more (the weights over-count only)
-            longer = np.maximum(lengths[owners].astype(np.int64) - len(token), 0)
-            near = difference_sorted(owners[shared >= least + longer], ruled)
-            if len(near):
-                # Only the edit rule can accept these (the others are in ``ruled``): keep
-                # those within the budget, the distance computed for all at once.
-                distances = self._distances(token, near, budget)
-                within = distances <= budget
-                return ruled.astype(np.int32), near[within], distances[within]
-        return ruled.astype(np.int32), np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
+        def near_in_length(found: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+            # lengths may be stored unsigned and narrow: widened before subtracting
+            owners = lengths[local_ids(found)].astype(np.int64)
+            return np.asarray(np.abs(owners - len(token)) <= budget)
+
+        windows = []
+        for key in distinct:
+            posting = self._posting(key)
+            begin = int(np.searchsorted(posting, bounds[0], side="left"))
+            end = int(np.searchsorted(posting, bounds[1], side="right"))
+            windows.append(posting[begin:end])
+        found, shared = weighed_at_least(
+            windows,
+            [keys.count(k) for k in distinct],
+            least,
+            1 << 31,  # entries, not ids: counted by sorting
+            near_in_length if len(token) + budget >= LENGTH_CAP else None,
+        )
+        owners = local_ids(found)
+        # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
+        # edit too, so a longer token must share more (the weights over-count only)
+        longer = np.maximum(lengths[owners].astype(np.int64) - len(token), 0)
+        return unique_sorted(owners[shared >= least + longer])
 
     def _distances(self, token: str, near: npt.NDArray[Any], budget: int) -> IntArray:
         """The edit distance of *token* to each token *near* (at most budget + 1)."""
@@ -298,17 +252,33 @@ class TokenIndex:
         distances: IntArray = found[0].astype(np.int64)
         return distances
 
-    def _scores(self, alternative: Alternative, local: npt.NDArray[Any]) -> FloatArray:
+    def _scores(
+        self, alternative: Alternative, local: npt.NDArray[Any], known: Candidates | None = None
+    ) -> FloatArray:
         """``alternative_score`` of each token *local*: as arrays for the tokens a code
-        matrix takes (``token_batch``), one by one for the others."""
+        matrix takes (``token_batch``), one by one for the others. *known*: when *local*
+        are its ``ruled`` tokens, their edit distances and which may contain the word are
+        taken from it, and only each token's first ``len(word)`` code points are read."""
         token = alternative.token
         scores = np.zeros(len(local), dtype=np.float64)
         batched = np.zeros(len(local), dtype=bool)
         if 0 < len(token) <= MAX_PATTERN:
             batched = self.lengths[local] <= MAX_WIDTH
-            if batched.any():
+            if batched.any() and known is None:
                 matrix, lengths = self._matrix(local[batched])
                 scores[batched] = batch_scores(token, alternative.prefix, matrix, lengths)
+            elif batched.any() and known is not None:
+                rows = local[batched]
+                head, lengths = self._matrix(rows, len(token))
+                contains = np.zeros(len(rows), dtype=bool)
+                candidates = np.flatnonzero(known.may_contain[batched])
+                if len(token) >= CONTAINS_MIN and len(candidates):
+                    whole, _ = self._matrix(rows[candidates])
+                    contains[candidates] = contains_token(token, whole)
+                distances = known.ruled_distances[batched]
+                scores[batched] = batch_scores(
+                    token, alternative.prefix, head, lengths, distances, contains
+                )
         for position in np.flatnonzero(~batched).tolist():
             scores[position] = alternative_score(alternative, self.token(int(local[position])))
         return scores
@@ -327,24 +297,25 @@ class TokenIndex:
             local = (plain - self.base).astype(np.int32)
             scores = self._scores(alternative, local)
         else:
-            ruled, near, distances = self._candidates(alternative.token, alternative.prefix)
-            local = np.concatenate([ruled, near.astype(np.int32)])
+            found = self._candidates(alternative.token, alternative.prefix)
+            local = np.concatenate([found.ruled, found.near.astype(np.int32)])
             # the edit rule's score, as score_token and batch_scores compute it
-            edit_scores = 1.0 - (distances / len(alternative.token)) * EDIT_PENALTY
-            scores = np.concatenate([self._scores(alternative, ruled), edit_scores])
+            edit_scores = 1.0 - (found.distances / len(alternative.token)) * EDIT_PENALTY
+            ruled_scores = self._scores(alternative, found.ruled, found)
+            scores = np.concatenate([ruled_scores, edit_scores])
             order = np.argsort(local, kind="stable")
             local, scores = local[order], scores[order]
         positive = scores > 0.0
-        found = (local[positive].astype(np.int64) + self.base, scores[positive])
+        matched = (local[positive].astype(np.int64) + self.base, scores[positive])
         with self._lock:
-            self._cache[alternative] = found
+            self._cache[alternative] = matched
             if len(self._cache) > _CACHE_SIZE:
                 self._cache.popitem(last=False)
-        return found
+        return matched
 
     def lookup(self, token: str) -> int | None:
         """The global id of *token*, None when it is not in this slice."""
-        for local in local_ids(self._holding_all(_padded_keys(token))).tolist():
+        for local in local_ids(self._holding_all(padded_keys(token))).tolist():
             if self.token(local) == token:
                 return int(local) + self.base
         return None

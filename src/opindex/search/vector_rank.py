@@ -24,7 +24,8 @@ records and queries.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +34,7 @@ from opindex.search.coverage import phrase_holds_every_term, within_reach
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 from opindex.search.packed import Packed24
 from opindex.search.sorted_sets import unique_sorted
+from opindex.search.token_rank import TokenRank
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -58,7 +60,8 @@ class ValueTable:
     position in the kind's field list; ``tokens[value_start[v]:value_start[v+1]]``: its
     token ids in order (a segment file may hold them packed: ``Packed24``).
     ``posting_tokens`` (ascending) with ``posting_start`` and ``posting_values``: for each
-    token id, the values holding it (ascending).
+    token id, the values holding it (ascending). ``token_rank`` finds token ids among
+    ``posting_tokens`` (built from them when the table is made, not stored).
     """
 
     value_doc: npt.NDArray[np.int32]
@@ -68,6 +71,10 @@ class ValueTable:
     posting_tokens: npt.NDArray[np.int32]
     posting_start: IntArray
     posting_values: npt.NDArray[np.int32]
+    token_rank: TokenRank = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "token_rank", TokenRank(self.posting_tokens))
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,26 +107,23 @@ def expand_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
 
 def _located(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
     """Where the term's tokens that *table* holds are in its postings, and their scores."""
-    # searchsorted would cast the whole (int32) posting list to the ids' int64 each time:
-    # look up narrowed ids instead (clipped: an id beyond int32 then fails the check below)
-    narrow = np.iinfo(table.posting_tokens.dtype)
-    needles = np.clip(term.ids, narrow.min, narrow.max).astype(table.posting_tokens.dtype)
-    at = np.searchsorted(table.posting_tokens, needles)
-    inside = at < len(table.posting_tokens)
-    found = np.zeros(len(term.ids), dtype=bool)
-    found[inside] = table.posting_tokens[at[inside]] == term.ids[inside]
+    found, at = table.token_rank.find(term.ids)
     return at[found], term.scores[found]
 
 
-def _postings(table: ValueTable, at: IntArray, scores: FloatArray) -> tuple[IntArray, FloatArray]:
-    """The values holding the tokens at posting positions *at*, each with its token's score."""
+def _postings(
+    table: ValueTable, at: IntArray, scores: FloatArray
+) -> tuple[npt.NDArray[Any], FloatArray]:
+    """The values holding the tokens at posting positions *at* (integers as stored), each
+    with its token's score."""
     starts = table.posting_start[at].astype(np.int64)  # stored narrow and unsigned
     lengths = table.posting_start[at + 1].astype(np.int64) - starts
     positions = expand_ranges(starts, lengths)
-    return table.posting_values[positions].astype(np.int64), np.repeat(scores, lengths)
+    # as stored (narrow, unsigned): widened only where they are computed with
+    return table.posting_values[positions], np.repeat(scores, lengths)
 
 
-def gather(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
+def gather(table: ValueTable, term: TermMatches) -> tuple[npt.NDArray[Any], FloatArray]:
     """The values holding any of the term's tokens, each with that token's score."""
     return _postings(table, *_located(table, term))
 
@@ -135,7 +139,9 @@ def _term_bests(parts: Sequence[tuple[IntArray, FloatArray]]) -> tuple[IntArray,
     """The values holding a match of any term, and their best score per term (matrix);
     *parts*: per term, the values holding its tokens and those tokens' scores."""
     count = len(parts)
-    keys = np.concatenate([values * count + position for position, (values, _) in enumerate(parts)])
+    keys = np.concatenate(
+        [values.astype(np.int64) * count + position for position, (values, _) in enumerate(parts)]
+    )
     scores = np.concatenate([scores for _, scores in parts])
     order = np.argsort(keys)  # not stable: only the best of each group is kept
     keys, scores = keys[order], scores[order]
@@ -157,11 +163,8 @@ def _phrase_values(
 ) -> IntArray:
     """Values holding the token ids of *phrase* consecutively (ascending); only those of
     *among* (ascending) when given, when it is shorter than every token's posting list."""
-    tokens = unique_sorted(phrase).astype(table.posting_tokens.dtype)  # a scalar would cast
-    at = np.searchsorted(table.posting_tokens, tokens)  # the whole posting list each time
-    if not len(tokens) or (at >= len(table.posting_tokens)).any():
-        return np.zeros(0, dtype=np.int64)
-    if (table.posting_tokens[at] != tokens).any():
+    held, at = table.token_rank.find(unique_sorted(phrase))
+    if not len(held) or not held.all():
         return np.zeros(0, dtype=np.int64)
     starts = table.posting_start[at].tolist()
     stops = table.posting_start[at + 1].tolist()

@@ -1,0 +1,51 @@
+"""Where token ids are in a segment's ascending token list, by bitmap rank.
+
+``vector_rank`` finds each matched vocabulary token among the tokens a segment holds
+(``ValueTable.posting_tokens``, ascending and distinct). A binary search per token costs
+about 20 dependent reads of a list of millions; at 1M documents a made-up word matches
+20,000 tokens, 1.2 ms a segment. Here the list is a bitmap over the ids up to its largest
+(one bit each) with the count of set bits before each 64-bit word, so an id's position
+is the count before its word plus the set bits below it in the word: a few gathers into
+arrays of an eighth of a byte per id (0.17 ms for the same 20,000 ids; 0.9 MB for a
+4.65M-token vocabulary).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+_BITS = 64
+_ONE = np.uint64(1)
+
+
+class TokenRank:
+    """The ascending, distinct ids *ids* as a bitmap with running counts."""
+
+    __slots__ = ("_before", "_top", "_words")
+
+    def __init__(self, ids: npt.NDArray[Any]) -> None:
+        self._top = int(ids[-1]) + 1 if len(ids) else 0
+        marks = np.zeros(-(-self._top // _BITS) * _BITS, dtype=bool)
+        marks[ids] = True
+        self._words: npt.NDArray[np.uint64] = np.packbits(marks, bitorder="little").view(np.uint64)
+        before = np.zeros(len(self._words) + 1, dtype=np.int64)
+        np.cumsum(np.bitwise_count(self._words), out=before[1:])
+        self._before = before
+
+    def find(self, ids: npt.NDArray[Any]) -> tuple[BoolArray, IntArray]:
+        """Per id of *ids* (integers): whether the list holds it, and where (its position
+        in the list where it does; meaningless elsewhere)."""
+        wide = np.asarray(ids, dtype=np.int64)
+        inside = (wide >= 0) & (wide < self._top)
+        safe = np.where(inside, wide, 0)
+        words = self._words[safe >> 6] if len(self._words) else np.zeros(len(safe), np.uint64)
+        bits = (safe & (_BITS - 1)).astype(np.uint64)
+        held = inside & (((words >> bits) & _ONE) == _ONE)
+        below = np.bitwise_count(words & ((_ONE << bits) - _ONE)).astype(np.int64)
+        return held, self._before[safe >> 6] + below

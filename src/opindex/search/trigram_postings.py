@@ -1,0 +1,115 @@
+"""A vocabulary slice's trigram postings: the keys of a token's padded trigrams and the
+arrays stored with the slice (``index_arrays``), which ``token_index.TokenIndex`` reads.
+
+A token is padded as ``"\\n\\n" + token + "\\n\\n"``; each window of three code points is
+one int64 key (21 bits a code point). For each distinct key the slice stores the tokens
+holding it as posting entries, ``min(length, LENGTH_CAP) << LENGTH_SHIFT | local id``,
+ordered by length, then id, so a range of lengths is one run of each list (DECISIONS
+D156).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from opindex.search.score import SHARED_PREFIX_MIN
+
+_PAD = ord("\n")
+_SHIFT = 21  # code points fit in 21 bits: three make one int64 trigram key
+
+
+def _key(a: int, b: int, c: int) -> int:
+    return (a << (2 * _SHIFT)) | (b << _SHIFT) | c
+
+
+def padded_keys(token: str) -> list[int]:
+    """The keys of the padded trigrams of *token*, with repeats, in order."""
+    codes = [_PAD, _PAD, *map(ord, token), _PAD, _PAD]
+    return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
+
+
+def head_keys(token: str) -> list[int]:
+    """Keys every token starting with ``token[:4]`` holds (padded start and inner).
+
+    From two characters on, the first padded key (pad, pad, c0: starts with c0) is left
+    out: the next one (pad, c0, c1: starts with c0 c1) implies it, and its list is the
+    longest (every token starting with that letter)."""
+    head = token[:SHARED_PREFIX_MIN]
+    codes = [_PAD, _PAD, *map(ord, head)]
+    keys = [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
+    return keys[1:] if len(head) >= 2 else keys
+
+
+def inner_keys(token: str) -> list[int]:
+    """The keys of the trigrams inside *token* (unpadded), with repeats, in order."""
+    codes = list(map(ord, token))
+    return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
+
+
+INDEX_ARRAYS: tuple[str, ...] = ("starts", "lengths", "keys", "offsets", "postings")
+"""The names of ``index_arrays``'s arrays."""
+
+
+LENGTH_SHIFT = 24
+"""A posting entry is ``min(length, LENGTH_CAP) << LENGTH_SHIFT | local id``."""
+LENGTH_CAP = 127
+LOCAL_MASK = (1 << LENGTH_SHIFT) - 1
+MAX_SLICE_TOKENS = 1 << LENGTH_SHIFT
+"""A slice holds fewer tokens than this (its postings are int32: DECISIONS D156)."""
+
+
+def entries(locals_: npt.NDArray[Any], lengths: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
+    """The posting entries of the tokens *locals_* of lengths *lengths*."""
+    capped = np.minimum(lengths.astype(np.int64), LENGTH_CAP)
+    return ((capped << LENGTH_SHIFT) | locals_.astype(np.int64)).astype(np.int32)
+
+
+def local_ids(found: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
+    """The local ids of posting entries *found*."""
+    return (found & LOCAL_MASK).astype(np.int32)
+
+
+def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
+    """The arrays of the trigram index of *joined* (see ``TokenIndex``): token ``starts``
+    and ``lengths`` (code points; a stored slice holds them narrow and unsigned),
+    distinct trigram ``keys`` (ascending), and for each key the tokens holding it,
+    ``postings[offsets[k]:offsets[k + 1]]``, as entries (``entries``: by length, then
+    id, ascending). Written with the vocabulary slice at commit, so a reader maps them
+    instead of sorting."""
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    newlines = np.flatnonzero(codes == _PAD)
+    starts = newlines[:-1] + 1
+    lengths = newlines[1:] - starts
+    size = len(starts)
+    if size >= MAX_SLICE_TOKENS:
+        raise ValueError(f"a vocabulary slice holds fewer than {MAX_SLICE_TOKENS} tokens")
+    if size == 0:
+        keys = np.zeros(0, dtype=np.int64)
+        return {"starts": starts, "lengths": lengths, "keys": keys,
+                "offsets": np.zeros(1, dtype=np.int64),
+                "postings": np.zeros(0, dtype=np.int32)}  # fmt: skip
+    # Two newlines between tokens: the windows of three code points then tile the tokens
+    # exactly, L + 2 windows for a token of length L.
+    padded = joined.replace("\n", "\n\n")
+    codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    keys = (codes[:-2] << (2 * _SHIFT)) | (codes[1:-1] << _SHIFT) | codes[2:]
+    owners = np.repeat(entries(np.arange(size), lengths), lengths + 2)
+    order = np.argsort(keys, kind="stable")  # stable: owners stay ascending per key
+    keys, owners = keys[order], owners[order]
+    keep = np.ones(len(keys), dtype=bool)
+    keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
+    keys, owners = keys[keep], owners[keep]
+    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
+    # entries ascend per key (by length, then id): sort by (key group, entry) at once
+    group = np.repeat(np.arange(len(first), dtype=np.int64), np.diff(np.r_[first, len(keys)]))
+    owners = owners[np.argsort((group << 32) | owners.astype(np.int64))]
+    return {
+        "starts": starts,
+        "lengths": lengths,
+        "keys": keys[first],
+        "offsets": np.r_[first, len(keys)].astype(np.int64),
+        "postings": owners,
+    }
