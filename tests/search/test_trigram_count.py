@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opindex.search.trigram_count import _counted, holding_at_least
+from opindex.search.trigram_count import _counted, holding_at_least, weighed_at_least
 
 
 def _brute(
     lists: list[list[int]], weights: list[int], least: int, keep: set[int] | None
-) -> list[int]:
+) -> list[tuple[int, int]]:
     ids = {i for posting in lists for i in posting}
     weight = {i: sum(w for p, w in zip(lists, weights, strict=True) if i in p) for i in ids}
-    return sorted(i for i in ids if weight[i] >= least and (keep is None or i in keep))
+    return sorted((i, weight[i]) for i in ids if weight[i] >= least and (keep is None or i in keep))
 
 
 @settings(max_examples=300, deadline=None)
@@ -36,14 +36,16 @@ def test_equal_to_counting_every_id(lists: list[set[int]], data: st.DataObject) 
         assert kept is not None
         return np.isin(ids, sorted(kept))
 
-    found = holding_at_least(
+    found, counts = weighed_at_least(
         [np.array(p, dtype=np.int32) for p in postings],
         weights,
         least,
         size,
         None if kept is None else keep,
     )
-    assert found.tolist() == _brute(postings, weights, least, kept)
+    assert list(zip(found.tolist(), counts.tolist(), strict=True)) == _brute(
+        postings, weights, least, kept
+    )
 
 
 def test_large_lists_set_aside_are_still_counted() -> None:

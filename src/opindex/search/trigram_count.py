@@ -51,7 +51,8 @@ def weighed_at_least(
     to at most ``least - GATHERED_SHARE`` are set aside: an id reaching *least* gets at
     least the rest of its weight from the other lists, so only the ids gathered from
     those are counted, and only the ones that can still reach *least* are looked up in
-    the lists set aside (never read through).
+    the lists set aside (never read through), each only for the ids the lists not yet
+    looked up can still lift to *least*.
     """
     if least <= 0:
         raise ValueError(f"least must be positive, got {least}")
@@ -71,10 +72,15 @@ def weighed_at_least(
     if keep is not None:
         kept = keep(owners)
         owners, counts = owners[kept], counts[kept]
-    for position in aside:
+    # the shortest first: each lookup drops the ids that the lists left can no longer
+    # lift to *least*, so the longer lists are searched for fewer
+    remaining = sum(weights[p] for p in aside)
+    for position in reversed(aside):
         counts = counts + weights[position] * _members(postings[position], owners)
-    reached = counts >= least
-    return owners[reached], counts[reached]
+        remaining -= weights[position]
+        alive = counts + remaining >= least
+        owners, counts = owners[alive], counts[alive]
+    return owners, counts
 
 
 def _counted(
