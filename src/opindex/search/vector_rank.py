@@ -33,7 +33,7 @@ import numpy.typing as npt
 from opindex.search.coverage import phrase_holds_every_term, within_reach
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 from opindex.search.packed import Packed24
-from opindex.search.sorted_sets import unique_sorted
+from opindex.search.sorted_sets import sort_order, unique_sorted
 from opindex.search.token_rank import TokenRank
 
 IntArray = npt.NDArray[np.int64]
@@ -143,8 +143,8 @@ def _term_bests(parts: Sequence[tuple[IntArray, FloatArray]]) -> tuple[IntArray,
         [values.astype(np.int64) * count + position for position, (values, _) in enumerate(parts)]
     )
     scores = np.concatenate([scores for _, scores in parts])
-    order = np.argsort(keys)  # not stable: only the best of each group is kept
-    keys, scores = keys[order], scores[order]
+    keys, order = sort_order(keys)
+    scores = scores[order]
     starts = _group_starts(keys)
     if not len(starts):
         return np.zeros(0, dtype=np.int64), np.zeros((0, count), dtype=np.float64)
