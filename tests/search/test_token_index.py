@@ -85,6 +85,20 @@ def test_lookup_finds_whole_tokens_only() -> None:
     assert _index([]).matches(Alternative("abc"))[0].tolist() == []
 
 
+@settings(max_examples=60, deadline=None)
+@given(tokens=st.sets(st.text(LETTERS, min_size=1, max_size=8), min_size=1, max_size=40))
+def test_lookup_from_cached_matches_is_the_lookup_by_trigrams(tokens: set[str]) -> None:
+    ordered = sorted(tokens)
+    asked = [*ordered, *(t + "a" for t in ordered), *(t[:-1] for t in ordered if len(t) > 1)]
+    by_trigrams = _index(ordered, base=3)
+    from_cache = _index(ordered, base=3)
+    for token in asked:
+        from_cache.matches(Alternative(token))  # cached, as a search leaves it
+        assert from_cache.lookup(token) == by_trigrams.lookup(token), token
+        expected = ordered.index(token) + 3 if token in tokens else None
+        assert by_trigrams.lookup(token) == expected
+
+
 @settings(max_examples=300)
 @given(text=st.text(alphabet=st.characters(codec="utf-8"), max_size=60), data=st.data())
 def test_snippet_offsets_are_the_tokenizers(text: str, data: st.DataObject) -> None:

@@ -34,7 +34,7 @@ from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, Term, alternative_score
-from opindex.search.score import EDIT_PENALTY, SHARED_PREFIX_MIN, edit_budget
+from opindex.search.score import EDIT_PENALTY, EXACT_SCORE, SHARED_PREFIX_MIN, edit_budget
 from opindex.search.sorted_sets import unique_sorted
 from opindex.search.token_batch import (
     CONTAINS_MIN,
@@ -314,7 +314,16 @@ class TokenIndex:
         return matched
 
     def lookup(self, token: str) -> int | None:
-        """The global id of *token*, None when it is not in this slice."""
+        """The global id of *token*, None when it is not in this slice.
+
+        When the word's plain matches are cached (a search matched it just before),
+        they answer: under the plain rules only the token itself scores 1.0."""
+        with self._lock:
+            cached = self._cache.get(Alternative(token))
+        if cached is not None:
+            ids, scores = cached
+            equal = ids[scores == EXACT_SCORE]
+            return int(equal[0]) if len(equal) else None
         for local in local_ids(self._holding_all(padded_keys(token))).tolist():
             if self.token(local) == token:
                 return int(local) + self.base
