@@ -206,16 +206,42 @@ class TokenIndex:
 
     def _close(self, token: str, budget: int) -> npt.NDArray[np.int32]:
         """Local ids (ascending) of a superset of the tokens within *budget* edits of
-        *token*: those sharing enough of its padded trigrams (the module's docstring)."""
+        *token*: those sharing enough of its padded trigrams (the module's docstring).
+
+        Counted length by length: a token within the budget is within it in length, the
+        entries of one length are one run of each list, and a token longer by k must
+        share k more (its own len + 2 padded trigrams lose at most 3 an edit too), so
+        more of the long lists are set aside for the longer lengths."""
+        size = len(token)
+        if size + budget >= LENGTH_CAP:
+            return self._close_past_cap(token, budget)
         keys = padded_keys(token)
         distinct = sorted(set(keys))
+        weights = [keys.count(k) for k in distinct]
         least = len(keys) - 3 * budget  # trigrams a token within the budget shares
-        # a token within the budget is within it in length: the entries of the
-        # lengths L - d .. L + d are one run of each list (those past the cap with it)
+        lengths = range(max(0, size - budget), size + budget + 1)
+        # int32 edges: Python ints would make searchsorted cast the whole list first
+        edges = np.array([m << LENGTH_SHIFT for m in range(lengths[0], lengths[-1] + 2)], np.int32)
+        postings = [self._posting(key) for key in distinct]
+        cuts = [np.searchsorted(posting, edges).tolist() for posting in postings]
+        found = []
+        for run, length in enumerate(lengths):
+            windows = [
+                posting[cut[run] : cut[run + 1]]
+                for posting, cut in zip(postings, cuts, strict=True)
+            ]
+            entries, _ = weighed_at_least(windows, weights, least + max(0, length - size), 1 << 31)
+            found.append(local_ids(entries))
+        return unique_sorted(np.concatenate(found))
+
+    def _close_past_cap(self, token: str, budget: int) -> npt.NDArray[np.int32]:
+        """``_close`` for a token whose lengths within the budget reach ``LENGTH_CAP``
+        (the entries of every length from the cap on are one run, in id order)."""
+        keys = padded_keys(token)
+        distinct = sorted(set(keys))
+        least = len(keys) - 3 * budget
         low = min(max(0, len(token) - budget), LENGTH_CAP) << LENGTH_SHIFT
-        last = ((min(len(token) + budget, LENGTH_CAP) + 1) << LENGTH_SHIFT) - 1
-        # int32 bounds: Python ints would make searchsorted cast the whole list first
-        bounds = np.array([low, last], dtype=np.int32)
+        bounds = np.array([low, ((LENGTH_CAP + 1) << LENGTH_SHIFT) - 1], dtype=np.int32)
         lengths = self.lengths
 
         def near_in_length(found: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
@@ -230,15 +256,9 @@ class TokenIndex:
             end = int(np.searchsorted(posting, bounds[1], side="right"))
             windows.append(posting[begin:end])
         found, shared = weighed_at_least(
-            windows,
-            [keys.count(k) for k in distinct],
-            least,
-            1 << 31,  # entries, not ids: counted by sorting
-            near_in_length if len(token) + budget >= LENGTH_CAP else None,
+            windows, [keys.count(k) for k in distinct], least, 1 << 31, near_in_length
         )
         owners = local_ids(found)
-        # and from the token's side: its own len + 2 padded trigrams lose at most 3 an
-        # edit too, so a longer token must share more (the weights over-count only)
         longer = np.maximum(lengths[owners].astype(np.int64) - len(token), 0)
         return unique_sorted(owners[shared >= least + longer])
 
