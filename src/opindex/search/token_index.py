@@ -183,14 +183,13 @@ class TokenIndex:
         """The tokens a rule can accept for *token* (``Candidates``)."""
         if token and (prefix or len(token) >= 3):  # starts with it, or shares its first 4
             # characters; the head's trigrams are among its padded ones: equal tokens too
-            parts = [self._holding_all(head_keys(token))]
+            headed = local_ids(self._holding_all(head_keys(token)))
         else:
-            parts = [self._holding_all(padded_keys(token))]
-        inner = np.zeros(0, dtype=np.int32)
+            headed = local_ids(self._holding_all(padded_keys(token)))
+        inner = np.zeros(0, dtype=np.int32)  # the tokens that can contain it
         if len(token) >= SHARED_PREFIX_MIN:
             inner = unique_sorted(local_ids(self._holding_all(inner_keys(token))))
-            parts.append(inner)
-        ruled = unique_sorted(local_ids(np.concatenate(parts))).astype(np.int32)
+        ruled = unique_sorted(np.concatenate([headed, inner])).astype(np.int32)
         budget = edit_budget(token)
         ruled_distances = np.full(len(ruled), budget + 1, dtype=np.int64)
         near, distances = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
