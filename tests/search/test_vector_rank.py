@@ -17,7 +17,6 @@ from opindex.search.vector_rank import (
     TermMatches,
     build_table,
     phrase_owners,
-    round_scores,
     score_bound,
     score_table,
     top_records,
@@ -130,12 +129,6 @@ def test_equal_to_rank_records_on_random_records_and_queries(kind: str) -> None:
         ranked, passing = rank_documents_counted(documents, query, kind, limit=len(documents))  # type: ignore[arg-type]
         assert got == [(r.record.id, r.score) for r in ranked], text
         assert len(got) == passing, text
-
-
-def test_rounding_matches_python_round_at_half_cents() -> None:
-    values = np.array([0.125, 0.135, 0.145, 0.005, 0.015, 1.2, -0.1, 0.3449999, 0.355])
-    expected = [round(min(1.0, max(0.0, v)), 2) for v in values.tolist()]  # Python floats
-    assert round_scores(values).tolist() == expected
 
 
 def test_top_records_orders_by_score_then_id_and_cuts_ties_by_id() -> None:

@@ -33,6 +33,7 @@ import numpy.typing as npt
 from opindex.search.coverage import phrase_holds_every_term, within_reach
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 from opindex.search.packed import Packed24
+from opindex.search.score_rounding import gate_threshold, round_scores, rounds_above_zero
 from opindex.search.sorted_sets import sort_order, unique_sorted
 from opindex.search.token_rank import TokenRank
 
@@ -83,20 +84,6 @@ class Scored:
 
     docs: IntArray
     scores: FloatArray
-
-
-def round_scores(values: FloatArray) -> FloatArray:
-    """``round_score`` of each value: clamped to [0, 1], rounded to two decimals exactly
-    as Python's ``round`` does (values within a hair of a half-cent go through it)."""
-    clamped = np.clip(values, 0.0, 1.0)
-    scaled = clamped * 100.0
-    rounded: FloatArray = np.rint(scaled) / 100.0
-    near_half = np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6)
-    if len(near_half):  # few distinct values (0.425 = 0.85 / 2 is common): round each once
-        distinct, inverse = np.unique(clamped[near_half], return_inverse=True)
-        by_python = np.array([round(value, 2) for value in distinct.tolist()], dtype=np.float64)
-        rounded[near_half] = by_python[inverse]
-    return rounded
 
 
 def expand_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
@@ -308,7 +295,7 @@ def score_table(
     fields = table.value_field[values][starts].astype(np.int64)
     weight_of = np.asarray(weights, dtype=np.float64)
     weighted = np.where(
-        round_scores(field_scores) > 0.0,
+        rounds_above_zero(field_scores),
         (field_scores * weight_of[fields]) / float(weight_of.max()),
         -1.0,
     )
@@ -323,13 +310,13 @@ def score_table(
             float(weight_of.max()),
         )
         best_raw = np.maximum(best_raw, cross_raw)
-        cross_counts = round_scores(cross_raw) > 0.0
+        cross_counts = rounds_above_zero(cross_raw)
         best_weighted = np.maximum(best_weighted, np.where(cross_counts, cross_weighted, -1.0))
     record_docs = field_docs[doc_starts]
     keep = (
         allowed[record_docs]
         & (best_raw > 0.0)
-        & (round_scores(best_raw) >= min_score)
+        & (best_raw >= gate_threshold(min_score))
         & (best_weighted >= 0.0)
     )
     return Scored(record_docs[keep], round_scores(best_weighted[keep]))
