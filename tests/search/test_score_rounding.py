@@ -54,3 +54,8 @@ def test_the_gate_threshold_is_the_least_double_that_passes(min_score: float) ->
         values += _near(threshold, 50)
     for value in values:
         assert (round_score(value) >= min_score) == (value >= threshold), (min_score, value)
+
+
+def test_a_gate_of_nan_is_refused() -> None:
+    with pytest.raises(ValueError, match="NaN"):
+        gate_threshold(math.nan)

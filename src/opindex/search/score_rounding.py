@@ -53,6 +53,8 @@ def gate_threshold(min_score: float) -> float:
     score does, ``inf`` when none does): ``round_score(x) >= min_score`` exactly when
     ``x >= gate_threshold(min_score)``. Found by bisection over the doubles of [0, 1],
     whose bit patterns order as they do."""
+    if math.isnan(min_score):
+        raise ValueError("a gate of NaN passes no score and has no threshold")
     if round_score(0.0) >= min_score:
         return -math.inf
     if round_score(1.0) < min_score:
