@@ -137,6 +137,8 @@ def _term_bests(parts: Sequence[tuple[IntArray, FloatArray]]) -> tuple[IntArray,
         return np.zeros(0, dtype=np.int64), np.zeros((0, count), dtype=np.float64)
     bests = np.maximum.reduceat(scores, starts)
     keys = keys[starts]
+    if count == 1:  # a key is the value: one row each
+        return keys, bests[:, None]
     values, slots = keys // count, keys % count
     first = _group_starts(values)
     rows = np.cumsum(np.r_[False, values[1:] != values[:-1]])
