@@ -17,7 +17,7 @@ from opindex.search.query import Query, parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE, Ranked
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
-from opindex.search.vector_rank import ValueTable, build_table, score_table, top_records
+from opindex.search.vector_rank import ValueTable, build_table, score_table, top_rounded
 
 
 class _Analysed:
@@ -46,12 +46,10 @@ class _Analysed:
         allowed = np.ones(len(self.documents), dtype=bool)
         scored = score_table(self.table, terms, phrase, weights, allowed, DEFAULT_MIN_SCORE)
         ids = np.array([d.id for d in self.documents], dtype=np.int64)
-        best = top_records(ids[scored.docs], scored.scores, limit)
+        best, scores = top_rounded(ids[scored.docs], scored.weighted, limit)
         docs = scored.docs[best].tolist()
         bests = field_bests(self.table, terms, phrase, docs)
-        return [
-            (doc, float(scored.scores[i]), b) for doc, i, b in zip(docs, best, bests, strict=True)
-        ]
+        return list(zip(docs, scores.tolist(), bests, strict=True))
 
     def describe(self, query: Query, limit: int) -> list[Ranked[SearchDocument]]:
         entries = [(self.documents[d], s, b) for d, s, b in self.described(query, limit)]

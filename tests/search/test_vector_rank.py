@@ -11,6 +11,7 @@ from opindex.search.document import FieldValue, SearchDocument
 from opindex.search.fields import FIELD_SPECS, field_names, rank_documents_counted
 from opindex.search.query import Query, parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.search.score_rounding import round_scores
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
 from opindex.search.vector_rank import (
@@ -20,6 +21,7 @@ from opindex.search.vector_rank import (
     score_bound,
     score_table,
     top_records,
+    top_rounded,
 )
 
 WORDS = [
@@ -106,8 +108,11 @@ class Analysed:
             allowed,
             min_score,
         )
-        best = top_records(self.ids[scored.docs], scored.scores, len(self.ids))
-        return [(int(self.ids[scored.docs[i]]), float(scored.scores[i])) for i in best]
+        best, scores = top_rounded(self.ids[scored.docs], scored.weighted, len(self.ids))
+        return [
+            (int(self.ids[scored.docs[i]]), score)
+            for i, score in zip(best.tolist(), scores.tolist(), strict=True)
+        ]
 
 
 @pytest.mark.parametrize("kind", ["work_package", "wiki_page", "meeting"])
@@ -137,6 +142,22 @@ def test_top_records_orders_by_score_then_id_and_cuts_ties_by_id() -> None:
     assert ids[top_records(ids, scores, 3)].tolist() == [3, 1, 7]
     assert ids[top_records(ids, scores, 10)].tolist() == [3, 1, 7, 9, 5]
     assert top_records(ids, scores, 0).tolist() == []
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_top_rounded_is_top_records_of_the_rounded_scores(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    count = int(rng.integers(0, 3_000))
+    # scores bunched around half-cents, so many round together and some tie exactly
+    cents = rng.integers(30, 100, count) / 100.0
+    weighted = cents + rng.choice([-0.005, -1e-12, 0.0, 1e-12, 0.004], count)
+    ids = rng.permutation(count * 3)[:count].astype(np.int64)
+    rounded = round_scores(weighted)
+    for limit in (0, 1, 10, 37, count - 1, count, count + 5):
+        expected = top_records(ids, rounded, limit)
+        best, scores = top_rounded(ids, weighted, limit)
+        assert best.tolist() == expected.tolist(), limit
+        assert scores.tolist() == rounded[expected].tolist()
 
 
 def test_phrase_owners_are_runs_inside_one_value() -> None:

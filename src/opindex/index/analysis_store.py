@@ -52,7 +52,7 @@ from opindex.search import (
     score_table,
     term_matches,
     token_texts,
-    top_records,
+    top_rounded,
 )
 
 DIRECTORY: Final = "analysis"
@@ -240,8 +240,10 @@ class AnalysisView:
         """The best *limit* (id, score) of *kind* for a fuzzy *query* with terms, and how
         many records pass the scorer's gate in all."""
         ranking = self._ranking(query, kind, filters, min_score)
-        best = top_records(ranking.ids, ranking.scores, limit).tolist()
-        return [(int(ranking.ids[i]), float(ranking.scores[i])) for i in best], len(ranking.ids)
+        best, scores = top_rounded(ranking.ids, ranking.weighted, limit)
+        pairs = zip(best.tolist(), scores.tolist(), strict=True)
+        found = [(int(ranking.ids[i]), score) for i, score in pairs]
+        return found, len(ranking.ids)
 
     def described(
         self,
@@ -253,7 +255,7 @@ class AnalysisView:
     ) -> tuple[list[tuple[int, float, RecordBests]], int]:
         """``search``, with each returned record's fields' best values (``field_bests``)."""
         ranking = self._ranking(query, kind, filters, min_score)
-        best = top_records(ranking.ids, ranking.scores, limit)
+        best, scores = top_rounded(ranking.ids, ranking.weighted, limit)
         segments = ranking.segment[best]
         docs = ranking.docs[best]
         found: dict[int, RecordBests] = {}
@@ -262,9 +264,10 @@ class AnalysisView:
             chosen = np.flatnonzero(segments == position)
             details = field_bests(table, ranking.terms, ranking.phrase, docs[chosen].tolist())
             found.update(zip(chosen.tolist(), details, strict=True))
-        ids, scores = ranking.ids, ranking.scores
+        ids = ranking.ids
         entries = [
-            (int(ids[i]), float(scores[i]), found[rank]) for rank, i in enumerate(best.tolist())
+            (int(ids[i]), score, found[rank])
+            for rank, (i, score) in enumerate(zip(best.tolist(), scores.tolist(), strict=True))
         ]
         return entries, len(ids)
 
@@ -284,7 +287,7 @@ class AnalysisView:
             allowed = alive if mask is None else alive & mask
             scored = score_table(segment.table, terms, phrase, weights, allowed, min_score)
             id_parts.append(segment.ids[scored.docs].astype(np.int64))  # stored narrow
-            score_parts.append(scored.scores)
+            score_parts.append(scored.weighted)
             doc_parts.append(scored.docs)
         if not id_parts:
             empty = np.zeros(0, dtype=np.int64)
@@ -303,12 +306,13 @@ class AnalysisView:
 
 @dataclass(frozen=True, slots=True)
 class _Ranking:
-    """Every record of a kind passing the gate: id, score, segment and position in it."""
+    """Every record of a kind passing the gate: id, score before rounding (``Scored``),
+    segment and position in it."""
 
     terms: list[TermMatches]
     phrase: npt.NDArray[np.int32] | None
     ids: npt.NDArray[np.int64]
-    scores: npt.NDArray[np.float64]
+    weighted: npt.NDArray[np.float64]
     docs: npt.NDArray[np.int64]
     segment: npt.NDArray[np.int64]
 

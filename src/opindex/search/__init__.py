@@ -72,6 +72,7 @@ from opindex.search.vector_rank import (
     score_table,
     table_from_arrays,
     top_records,
+    top_rounded,
 )
 
 __all__ = [
@@ -147,6 +148,7 @@ __all__ = [
     "token_texts",
     "tokenize",
     "top_records",
+    "top_rounded",
     "unique_sorted",
     "validate_match_mode",
     "wildcard_suffix",

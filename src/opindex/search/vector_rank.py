@@ -31,7 +31,7 @@ import numpy as np
 import numpy.typing as npt
 
 from opindex.search.coverage import phrase_holds_every_term, within_reach
-from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
+from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE, round_score
 from opindex.search.packed import Packed24
 from opindex.search.score_rounding import gate_threshold, round_scores, rounds_above_zero
 from opindex.search.sorted_sets import sort_order, unique_sorted
@@ -80,10 +80,11 @@ class ValueTable:
 
 @dataclass(frozen=True, slots=True)
 class Scored:
-    """Records that pass the gate: their positions (ascending) and rounded scores."""
+    """Records that pass the gate: their positions (ascending) and scores before rounding
+    (``round_scores`` gives the reported score; ``top_rounded`` rounds only the best)."""
 
     docs: IntArray
-    scores: FloatArray
+    weighted: FloatArray
 
 
 def expand_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
@@ -321,7 +322,7 @@ def score_table(
         & (best_raw >= gate_threshold(min_score))
         & (best_weighted >= 0.0)
     )
-    return Scored(record_docs[keep], round_scores(best_weighted[keep]))
+    return Scored(record_docs[keep], best_weighted[keep])
 
 
 def build_table(values: Sequence[tuple[int, int, Sequence[int]]]) -> ValueTable:
@@ -380,3 +381,17 @@ def top_records(ids: IntArray, scores: FloatArray, limit: int) -> IntArray:
         chosen = np.arange(count)
     order = np.lexsort((ids[chosen], -scores[chosen]))
     return chosen[order].astype(np.int64)
+
+
+def top_rounded(ids: IntArray, weighted: FloatArray, limit: int) -> tuple[IntArray, FloatArray]:
+    """``top_records(ids, round_scores(weighted), limit)`` and those records' rounded
+    scores, rounding only the records that can be among them: the *limit*-th best rounded
+    score is the rounded *limit*-th best score (rounding never reorders), so only the
+    records whose score rounds to it or above (``gate_threshold``) are rounded."""
+    candidates = np.arange(len(ids))
+    if 0 < limit < len(ids):
+        kth = float(np.partition(weighted, len(ids) - limit)[len(ids) - limit])
+        candidates = np.flatnonzero(weighted >= gate_threshold(round_score(kth)))
+    rounded = round_scores(weighted[candidates])
+    best = top_records(ids[candidates], rounded, limit)
+    return candidates[best], rounded[best]
