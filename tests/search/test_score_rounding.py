@@ -10,7 +10,6 @@ import pytest
 
 from opindex.search.match import round_score
 from opindex.search.score_rounding import (
-    ROUNDS_ABOVE_ZERO,
     gate_threshold,
     round_scores,
     rounds_above_zero,
@@ -24,7 +23,7 @@ def test_rounding_matches_python_round_at_half_cents() -> None:
 
 
 def test_rounding_above_zero_is_one_comparison_at_every_double_near_half_a_cent() -> None:
-    below, above = [ROUNDS_ABOVE_ZERO], [ROUNDS_ABOVE_ZERO]
+    below, above = [0.005], [0.005]
     for _ in range(500):
         below.append(float(np.nextafter(below[-1], 0.0)))
         above.append(float(np.nextafter(above[-1], 1.0)))

@@ -37,14 +37,10 @@ def round_scores(values: FloatArray) -> FloatArray:
     return rounded
 
 
-ROUNDS_ABOVE_ZERO = 0.005
-"""``round_score(x) > 0`` exactly when ``x >= ROUNDS_ABOVE_ZERO``: the double nearest 0.005
-lies above it (Python rounds it to 0.01), the one below it rounds to 0.0."""
-
-
 def rounds_above_zero(values: FloatArray) -> BoolArray:
-    """``round_scores(values) > 0.0``, by one comparison."""
-    return np.asarray(values >= ROUNDS_ABOVE_ZERO)
+    """``round_scores(values) > 0.0``, by one comparison: a rounded score above 0 is at
+    least 0.01 (the threshold is the double nearest 0.005, which Python rounds up)."""
+    return np.asarray(values >= gate_threshold(0.01))
 
 
 @lru_cache(maxsize=64)

@@ -1,4 +1,4 @@
-"""Distinct values and sorting orders of integer arrays, by sorting.
+"""Distinct values, sorting orders and look-ups of integer arrays, by sorting.
 
 numpy 2's ``np.unique`` first collects the distinct values in a hash table, then sorts
 them: on this project's id arrays that is about 20 times slower than sorting and dropping
@@ -39,3 +39,16 @@ def sort_order(keys: npt.NDArray[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArr
         return wide[order], order
     packed = np.sort((wide << _POSITION_BITS) | np.arange(len(wide), dtype=np.int64))
     return packed >> _POSITION_BITS, packed & ((1 << _POSITION_BITS) - 1)
+
+
+def held_at(
+    within: npt.NDArray[Any], ids: npt.NDArray[Any]
+) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.int64]]:
+    """Per id of *ids* (integers of *within*'s range): whether the ascending *within*
+    holds it, and where (meaningless where it does not). The ids are narrowed to
+    *within*'s dtype first, else ``searchsorted`` would cast all of *within* to theirs."""
+    if not len(within):
+        return np.zeros(len(ids), dtype=bool), np.zeros(len(ids), dtype=np.int64)
+    narrow = np.asarray(ids).astype(within.dtype)
+    at = np.minimum(np.searchsorted(within, narrow), len(within) - 1)
+    return np.asarray(within[at] == narrow), at.astype(np.int64)

@@ -35,7 +35,7 @@ from rapidfuzz.distance import Levenshtein
 
 from opindex.search.query import Alternative, Term, alternative_score
 from opindex.search.score import EDIT_PENALTY, EXACT_SCORE, SHARED_PREFIX_MIN, edit_budget
-from opindex.search.sorted_sets import unique_sorted
+from opindex.search.sorted_sets import held_at, unique_sorted
 from opindex.search.token_batch import (
     CONTAINS_MIN,
     MAX_PATTERN,
@@ -93,16 +93,6 @@ class Candidates:
     may_contain: npt.NDArray[np.bool_]
     near: npt.NDArray[np.int32]
     distances: IntArray
-
-
-def _positions(
-    within: npt.NDArray[Any], ids: npt.NDArray[Any]
-) -> tuple[npt.NDArray[np.bool_], IntArray]:
-    """Per id of *ids*: whether the ascending *within* holds it, and where."""
-    if not len(within):
-        return np.zeros(len(ids), dtype=bool), np.zeros(len(ids), dtype=np.int64)
-    at = np.minimum(np.searchsorted(within, ids), len(within) - 1)
-    return np.asarray(within[at] == ids), at.astype(np.int64)
 
 
 class TokenIndex:
@@ -198,10 +188,10 @@ class TokenIndex:
             found = self._distances(token, close, budget)
             within = found <= budget
             close, found = close[within], found[within]
-            held, at = _positions(ruled, close)
+            held, at = held_at(ruled, close)
             ruled_distances[at[held]] = found[held]
             near, distances = close[~held], found[~held]
-        return Candidates(ruled, ruled_distances, _positions(inner, ruled)[0], near, distances)
+        return Candidates(ruled, ruled_distances, held_at(inner, ruled)[0], near, distances)
 
     def _close(self, token: str, budget: int) -> npt.NDArray[np.int32]:
         """Local ids (ascending) of a superset of the tokens within *budget* edits of

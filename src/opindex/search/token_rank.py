@@ -44,8 +44,9 @@ class TokenRank:
         wide = np.asarray(ids, dtype=np.int64)
         inside = (wide >= 0) & (wide < self._top)
         safe = np.where(inside, wide, 0)
-        words = self._words[safe >> 6] if len(self._words) else np.zeros(len(safe), np.uint64)
+        word = safe >> 6
+        words = self._words[word] if len(self._words) else np.zeros(len(safe), np.uint64)
         bits = (safe & (_BITS - 1)).astype(np.uint64)
         held = inside & (((words >> bits) & _ONE) == _ONE)
         below = np.bitwise_count(words & ((_ONE << bits) - _ONE)).astype(np.int64)
-        return held, self._before[safe >> 6] + below
+        return held, self._before[word] + below

@@ -259,7 +259,7 @@ def score_table(
     """
     located = [_located(table, term) for term in terms]
     present = [TermMatches(table.posting_tokens[at].astype(np.int64), s) for at, s in located]
-    if round_scores(np.array([score_bound(present, phrase)]))[0] < min_score:
+    if score_bound(present, phrase) < gate_threshold(min_score):
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
     parts = [_postings(table, at, scores) for at, scores in located]
     with_phrase: IntArray | None = None
