@@ -189,17 +189,23 @@ def _stored_dtypes(segment: Path) -> dict[str, str]:
     return {name: entry[0] for name, entry in header["arrays"].items()}
 
 
-def test_token_ids_past_16_bits_are_stored_in_three_bytes(tmp_path: Path) -> None:
-    # DECISIONS D138: a segment's token ids past uint16 are packed, 3 bytes each, and a
+def test_wide_token_ids_and_value_positions_are_stored_narrow(tmp_path: Path) -> None:
+    # DECISIONS D178: token ids are varint-coded in the value's stream (ids past 2**14
+    # take 3 bytes); D179: value positions past uint16 are packed, 3 bytes each; a
     # vocabulary slice keeps its token starts and lengths narrow.
     index = TenantIndex.create(tmp_path / "index")
     many = " ".join(f"w{i}" for i in range(70_000))
-    records = {1: work_package(1, "budget", many), 2: work_package(2, "w69999 w3 budget")}
+    notes = [f"note {i} budget" for i in range(66_000)]
+    records = {
+        1: work_package(1, "budget", many, notes),
+        2: work_package(2, "w69999 w3 budget"),
+    }
     index.upsert(records.values())
     index.commit()
     root = index.directory.generation_path(index.generation) / DIRECTORY
     segment = next(root.glob("work_package-*.bin"))
-    assert _stored_dtypes(segment)["tokens"] == "<u3"
+    stored = _stored_dtypes(segment)
+    assert (stored["stream"], stored["posting_values"]) == ("|u1", "<u3")
     vocabulary = _stored_dtypes(next(root.glob("vocabulary-*.bin")))
     assert (vocabulary["starts"], vocabulary["lengths"]) == ("<u4", "<u2")
     reader = TenantIndex(tmp_path / "index")

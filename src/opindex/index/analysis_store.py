@@ -57,7 +57,7 @@ from opindex.search import (
 
 DIRECTORY: Final = "analysis"
 MANIFEST: Final = "manifest.json"
-FORMAT: Final = 2  # 2: token ids past 16 bits packed in three bytes (DECISIONS D138)
+FORMAT: Final = 3  # 3: varint token streams, packed value positions (DECISIONS D178, D179)
 MAX_SEGMENTS: Final = 8
 TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable) if field.init)
 """The arrays of a segment's ValueTable, stored under their field names."""
@@ -196,7 +196,7 @@ class _Files:
             if found is None:
                 mapped = self._mapped(entry, trusted)
                 arrays: dict[str, Any] = {name: mapped.column(name) for name in TABLE_ARRAYS}
-                table = ValueTable(**arrays)  # tokens may be packed (DECISIONS D138)
+                table = ValueTable(**arrays)  # posting values may be packed (D179)
                 columns = {n: mapped.integers(n, signed=True) for n in FILTER_COLUMNS}
                 ids = mapped.integers("ids", signed=False)
                 found = KindSegment(ids, mapped.array("deleted"), columns, table)

@@ -36,10 +36,10 @@ from opindex.search import (
     Kind,
     Packed24,
     ValueTable,
-    expand_ranges,
     index_arrays,
     table_from_arrays,
     unique_sorted,
+    value_tokens,
 )
 
 IntArray = npt.NDArray[np.int64]
@@ -256,12 +256,12 @@ def _narrow_ids(ids: npt.NDArray[Any]) -> npt.NDArray[Any]:
 
 def _table_arrays(table: ValueTable) -> dict[str, Column]:
     """The table's arrays as stored: positions and ids in the narrowest unsigned type
-    that holds them (about half the bytes of int32/int64 on a small tenant); token ids
-    past 16 bits in three bytes each (DECISIONS D138)."""
+    that holds them (about half the bytes of int32/int64 on a small tenant); value
+    positions past 16 bits in three bytes each (DECISIONS D138, D179)."""
     arrays: dict[str, Column] = {name: _narrow(getattr(table, name)) for name in TABLE_ARRAYS}
-    tokens = _narrow(np.asarray(table.tokens))
-    if tokens.dtype == np.uint32 and int(tokens.max()) < PACKED_LIMIT:
-        arrays["tokens"] = Packed24.of(tokens)
+    values = arrays["posting_values"]
+    if values.dtype == np.uint32 and int(np.asarray(values).max()) < PACKED_LIMIT:
+        arrays["posting_values"] = Packed24.of(np.asarray(values))
     return arrays
 
 
@@ -274,7 +274,7 @@ def _merged(segments: Sequence[KindSegment], older: bool = False) -> dict[str, A
     value_doc: list[npt.NDArray[np.int32]] = []
     value_field: list[npt.NDArray[np.uint8]] = []
     lengths: list[IntArray] = []
-    tokens: list[npt.NDArray[np.int32]] = []
+    tokens: list[npt.NDArray[Any]] = []
     offset = 0
     for segment, alive in zip(segments, alive_masks(segments), strict=True):
         table = segment.table
@@ -285,11 +285,9 @@ def _merged(segments: Sequence[KindSegment], older: bool = False) -> dict[str, A
         keep = alive[table.value_doc]
         value_doc.append(renumbered[table.value_doc[keep]].astype(np.int32))
         value_field.append(table.value_field[keep])
-        starts = table.value_start[:-1][keep].astype(np.int64)  # stored narrow and unsigned
-        ends = table.value_start[1:][keep].astype(np.int64)
-        sizes = ends - starts
+        kept_tokens, sizes = value_tokens(table, np.flatnonzero(keep))
         lengths.append(sizes)
-        tokens.append(table.tokens[expand_ranges(starts, sizes)])
+        tokens.append(kept_tokens)
         offset += int(alive.sum())
     size = np.concatenate(lengths) if lengths else np.zeros(0, np.int64)
     value_start = np.zeros(len(size) + 1, dtype=np.int64)

@@ -25,6 +25,7 @@ from opindex.index import (
 from opindex.index import schema as s
 from opindex.index.analysis_store import AnalysisStore
 from opindex.index.generations import full_disk_note
+from opindex.index.record_dictionary import RecordDictionaries
 from opindex.index.verification_record import VerificationRecord
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
@@ -140,8 +141,14 @@ class RecordCache:
     starts with every reload (doc addresses change with merges).
     """
 
-    def __init__(self, capacity: int, on_store_read: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        capacity: int,
+        dictionaries: RecordDictionaries,
+        on_store_read: Callable[[], None] | None = None,
+    ) -> None:
         self.capacity = capacity
+        self._dictionaries = dictionaries
         self._on_store_read = on_store_read
         self._records: OrderedDict[tuple[int, int], Record] = OrderedDict()
         self._lock = threading.Lock()
@@ -157,7 +164,7 @@ class RecordCache:
         stored = searcher.doc(address).get_first(s.RECORD)
         if not isinstance(stored, bytes):
             raise IndexUnavailableError("an indexed document has no stored record")
-        record = record_codec.decode(stored)
+        record = record_codec.decode(self._dictionaries.decompress(stored))
         if self._on_store_read is not None:
             self._on_store_read()
         with self._lock:
@@ -237,7 +244,8 @@ class GenerationIndex:
         self._vocabulary = VocabularyReader(path)
         self._record_cache = record_cache
         self._store_reads = 0
-        self._records = RecordCache(record_cache, self._count_store_read)
+        self.dictionaries = RecordDictionaries(path)
+        self._records = RecordCache(record_cache, self.dictionaries, self._count_store_read)
         self._remember(remembered, verification, started)
 
     def _remember(
@@ -291,7 +299,7 @@ class GenerationIndex:
         self._stamp = stamp
         self._reload_count += 1
         self._store_reads = 0
-        self._records = RecordCache(self._record_cache, self._count_store_read)
+        self._records = RecordCache(self._record_cache, self.dictionaries, self._count_store_read)
 
     def _count_store_read(self) -> None:
         """Count a read of Tantivy's doc store; every STORE_READS_PER_RELOAD of them,

@@ -75,10 +75,11 @@ def validate(record: Record) -> None:
             )
 
 
-def to_tantivy(record: Record, rows: Rows | None = None) -> tantivy.Document:
-    """The Tantivy document of *record* (call validate() first).
+def to_tantivy(record: Record, rows: Rows, stored: bytes) -> tantivy.Document:
+    """The Tantivy document of *record* (call validate() first), *stored* as its record
+    (``encode``, compressed by ``record_dictionary.compress``).
 
-    *rows*: ``analyse(record)``, when the caller has it already.
+    *rows*: ``analyse(record)``.
     """
     doc = record.document
     out = tantivy.Document()
@@ -86,11 +87,11 @@ def to_tantivy(record: Record, rows: Rows | None = None) -> tantivy.Document:
     out.add_text(s.KIND, doc.kind)
     out.add_integer(s.ID, doc.id)
     every_token: list[str] = []
-    for _, tokens in analyse(record) if rows is None else rows:
+    for _, tokens in rows:
         every_token.extend(_cut(tokens))
     if every_token:
         out.add_text(s.ALL, " ".join(every_token))
-    out.add_bytes(s.RECORD, encode(record))
+    out.add_bytes(s.RECORD, stored)
     _add_filters(out, record)
     return out
 

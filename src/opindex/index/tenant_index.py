@@ -38,6 +38,8 @@ from opindex.index.index_filters import (
 )
 from opindex.index.listing import listed_candidates
 from opindex.index.ranked_hits import HitRequest, described_hits, ranked_records
+from opindex.index.record_codec import Rows
+from opindex.index.record_dictionary import compress_all
 from opindex.index.vocabulary import Vocabulary
 from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
@@ -246,19 +248,38 @@ class TenantIndex:
         for record in batch:  # reject the whole batch before writing anything
             record_codec.validate(record)
         analysed = [(record, record_codec.analyse(record)) for record in batch]
-        documents = [(r, rows, record_codec.to_tantivy(r, rows)) for r, rows in analysed]
-        with self._lock:
-            writer = self._open_writer()
-            assert self._writer_generation is not None and self._writer_vocabulary is not None
-            assert self._writer_analysis is not None
-            with tantivy_errors(self._writer_generation.path, "write"):
-                for record, rows, document in documents:
-                    kind = record.document.kind
-                    writer.delete_documents_by_term(s.KEY, record_codec.record_key(kind, record.id))
-                    writer.add_document(document)
-                    columns = record_codec.filter_values(record)
-                    self._writer_analysis.upsert(kind, record.id, columns, rows)
-        return len(documents)
+        encoded = [record_codec.encode(record) for record in batch]
+        while True:
+            with self._lock:
+                self._open_writer()
+                generation = self._writer_generation
+                assert generation is not None
+                kinds = [record.document.kind for record in batch]
+                dictionaries = generation.dictionaries.for_batch(kinds, encoded)
+            # compressed outside the lock (readers take it to find their generation)
+            documents = [
+                (record, rows, record_codec.to_tantivy(record, rows, stored))
+                for (record, rows), stored in zip(
+                    analysed, compress_all(kinds, encoded, dictionaries), strict=True
+                )
+            ]
+            with self._lock:
+                if self._writer_generation is generation:  # else released meanwhile: again
+                    self._add(documents)
+                    return len(documents)
+
+    def _add(self, documents: list[tuple[Record, Rows, tantivy.Document]]) -> None:
+        """Write *documents* (locked, the writer open)."""
+        writer = self._open_writer()
+        assert self._writer_generation is not None and self._writer_vocabulary is not None
+        assert self._writer_analysis is not None
+        with tantivy_errors(self._writer_generation.path, "write"):
+            for record, rows, document in documents:
+                kind = record.document.kind
+                writer.delete_documents_by_term(s.KEY, record_codec.record_key(kind, record.id))
+                writer.add_document(document)
+                columns = record_codec.filter_values(record)
+                self._writer_analysis.upsert(kind, record.id, columns, rows)
 
     def delete(self, kind: str, ids: Iterable[int]) -> int:
         """Delete records of *kind* by id (absent ids are ignored); visible after commit()."""

@@ -59,7 +59,7 @@ from opindex.search.relax import (
 )
 from opindex.search.score import bounded_levenshtein, score_token
 from opindex.search.snippet import extract_snippet
-from opindex.search.sorted_sets import unique_sorted
+from opindex.search.sorted_sets import expand_ranges, unique_sorted
 from opindex.search.thesaurus import BUILTIN_THESAURUS
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
@@ -67,12 +67,12 @@ from opindex.search.trigram_postings import INDEX_ARRAYS, MAX_SLICE_TOKENS, inde
 from opindex.search.vector_rank import (
     TermMatches,
     ValueTable,
-    expand_ranges,
     gather,
     score_table,
     table_from_arrays,
     top_records,
     top_rounded,
+    value_tokens,
 )
 
 __all__ = [
@@ -151,5 +151,6 @@ __all__ = [
     "top_rounded",
     "unique_sorted",
     "validate_match_mode",
+    "value_tokens",
     "wildcard_suffix",
 ]

@@ -19,13 +19,13 @@ import numpy as np
 import numpy.typing as npt
 
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS
-from opindex.search.sorted_sets import unique_sorted
+from opindex.search.sorted_sets import expand_ranges, unique_sorted
 from opindex.search.vector_rank import (
     IntArray,
     TermMatches,
     ValueTable,
-    expand_ranges,
     phrase_owners,
+    value_tokens,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -54,7 +54,7 @@ class RecordBests:
     (0 for a value without a match): ``QueryMatcher.score`` of the value's text."""
 
 
-def _token_scores(term: TermMatches, tokens: npt.NDArray[np.int32]) -> FloatArray:
+def _token_scores(term: TermMatches, tokens: IntArray) -> FloatArray:
     """The term's score of each token (0 for the tokens it does not match)."""
     scores = np.zeros(len(tokens), dtype=np.float64)
     if not len(term.ids) or not len(tokens):
@@ -70,7 +70,7 @@ class _Values:
     """Scores of some values, and what their snippets need: the tokens, by value."""
 
     scores: FloatArray
-    tokens: npt.NDArray[np.int32]
+    tokens: IntArray
     starts: IntArray  # where each value's tokens start in ``tokens``, then the end
     targets: npt.NDArray[np.bool_]  # per token: gives a term its best in its value
 
@@ -82,10 +82,7 @@ def _value_scores(
     phrase: npt.NDArray[np.int32] | None,
 ) -> _Values:
     """The score of each of *values*, as ``score_table`` computes it (0 without a match)."""
-    starts = table.value_start[values].astype(np.int64)
-    lengths = table.value_start[values + 1].astype(np.int64) - starts
-    positions = expand_ranges(starts, lengths)
-    tokens = table.tokens[positions]
+    tokens, lengths = value_tokens(table, values)
     owners = np.repeat(np.arange(len(values), dtype=np.int64), lengths)
     count = len(terms)
     bests = np.zeros((len(values), count), dtype=np.float64)

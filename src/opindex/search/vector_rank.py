@@ -30,11 +30,12 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from opindex.search import token_streams
 from opindex.search.coverage import phrase_holds_every_term, within_reach
 from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE, round_score
 from opindex.search.packed import Packed24
 from opindex.search.score_rounding import gate_threshold, round_scores, rounds_above_zero
-from opindex.search.sorted_sets import sort_order, unique_sorted
+from opindex.search.sorted_sets import expand_ranges, sort_order, unique_sorted
 from opindex.search.token_rank import TokenRank
 
 IntArray = npt.NDArray[np.int64]
@@ -58,20 +59,21 @@ class ValueTable:
     Values are stored record by record, and within a record field by field, so the
     record and field of consecutive values never decrease.
     ``value_doc[v]``: the record position of value v; ``value_field[v]``: its field's
-    position in the kind's field list; ``tokens[value_start[v]:value_start[v+1]]``: its
-    token ids in order (a segment file may hold them packed: ``Packed24``).
+    position in the kind's field list; ``stream[stream_start[v]:stream_start[v+1]]``: its
+    token ids in order, varint-coded (``token_streams``; ``value_tokens`` reads them).
     ``posting_tokens`` (ascending) with ``posting_start`` and ``posting_values``: for each
-    token id, the values holding it (ascending). ``token_rank`` finds token ids among
-    ``posting_tokens`` (built from them when the table is made, not stored).
+    token id, the values holding it (ascending; a segment file may hold them packed:
+    ``Packed24``). ``token_rank`` finds token ids among ``posting_tokens`` (built from
+    them when the table is made, not stored).
     """
 
     value_doc: npt.NDArray[np.int32]
     value_field: npt.NDArray[np.uint8]
-    value_start: IntArray
-    tokens: npt.NDArray[np.int32] | Packed24
+    stream_start: IntArray
+    stream: npt.NDArray[np.uint8]
     posting_tokens: npt.NDArray[np.int32]
     posting_start: IntArray
-    posting_values: npt.NDArray[np.int32]
+    posting_values: npt.NDArray[np.int32] | Packed24
     token_rank: TokenRank = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -87,10 +89,9 @@ class Scored:
     weighted: FloatArray
 
 
-def expand_ranges(starts: IntArray, lengths: IntArray) -> IntArray:
-    """Every position of the ranges ``[start, start + length)``, in order, in one step."""
-    total = int(lengths.sum())
-    return np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + np.arange(total)
+def value_tokens(table: ValueTable, values: IntArray) -> tuple[IntArray, IntArray]:
+    """The token ids of *values*, value after value, and how many each value has."""
+    return token_streams.of_values(table.stream, table.stream_start, values)
 
 
 def _located(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
@@ -171,15 +172,13 @@ def _phrase_values(
     holding = found_values.astype(np.int64)
     if len(phrase) == 1:
         return holding
-    starts = table.value_start[holding].astype(np.int64)
-    lengths = table.value_start[holding + 1].astype(np.int64) - starts
-    tokens = table.tokens[expand_ranges(starts, lengths)]
+    tokens, lengths = value_tokens(table, holding)
     owners = np.repeat(holding, lengths)
     return phrase_owners(tokens, owners, phrase)
 
 
 def phrase_owners(
-    tokens: npt.NDArray[np.int32], owners: IntArray, phrase: npt.NDArray[np.int32]
+    tokens: npt.NDArray[Any], owners: IntArray, phrase: npt.NDArray[np.int32]
 ) -> IntArray:
     """The owners (distinct, ascending) of the runs of *tokens* equal to *phrase* whose
     tokens all have the same owner (*owners*: ascending, one per token)."""
@@ -348,16 +347,18 @@ def table_from_arrays(
     value_start: IntArray,
     tokens: npt.NDArray[np.int32],
 ) -> ValueTable:
-    """A ValueTable with its postings computed from the values' token ids."""
+    """A ValueTable of values whose token ids are ``tokens[value_start[v]:value_start[v+1]]``,
+    with its postings computed from them."""
     owners = np.repeat(np.arange(len(value_doc), dtype=np.int64), np.diff(value_start))
     pairs = unique_sorted((tokens.astype(np.int64) << 32) | owners)
     posting_keys = pairs >> 32
     first = _group_starts(posting_keys)
+    stream, stream_start = token_streams.encode(tokens, value_start)
     return ValueTable(
         value_doc=value_doc,
         value_field=value_field,
-        value_start=value_start,
-        tokens=tokens,
+        stream_start=stream_start,
+        stream=stream,
         posting_tokens=posting_keys[first].astype(np.int32),
         posting_start=np.r_[first, len(pairs)].astype(np.int64),
         posting_values=(pairs & 0xFFFFFFFF).astype(np.int32),
