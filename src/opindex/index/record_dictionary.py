@@ -76,8 +76,7 @@ class RecordDictionaries:
 
     def get(self, kind: str) -> bytes | None:
         """The dictionary of *kind*, None if the generation has none (yet)."""
-        with self._lock:
-            known = self._known.get(kind)
+        known = self._known.get(kind)  # entries are only ever added: no lock to read
         if known is not None:
             return known
         try:
@@ -134,7 +133,7 @@ class RecordDictionaries:
             raise missing
         unpacker = zlib.decompressobj(_WINDOW, zdict=dictionary)
         try:
-            out = unpacker.decompress(data[1:]) + unpacker.flush()
+            out = unpacker.decompress(memoryview(data)[1:])
         except zlib.error as exc:
             raise IndexUnavailableError(f"stored record is malformed: {exc}") from exc
         if not unpacker.eof:
