@@ -1,15 +1,19 @@
-"""Invariant 1: the terms Tantivy indexes are exactly our tokenizer's tokens."""
+"""The tokens the analysis store holds are exactly our tokenizer's tokens, value by value
+(Tantivy indexes no text: DECISIONS D180)."""
 
 from __future__ import annotations
 
+import itertools
 import random
 
+import numpy as np
 import tantivy
 from index_fixtures import work_package
 
 from opindex.index import TenantIndex
 from opindex.index import schema as s
-from opindex.index.record_codec import index_tokens
+from opindex.search import value_tokens
+from opindex.search.query import parse_query
 from opindex.search.tokenizer import token_texts
 
 TRICKY_TEXTS = [
@@ -26,7 +30,7 @@ TRICKY_TEXTS = [
     "emoji😀word snake_case kebab-case dotted.name v2.0-rc1 3.14 #42 @user",
     "Ⅳ ⅳ Å Å Ω Ω K K",  # canonical singletons
     "ﬀ ﬃ ﬆ ŉ ǰ ΐ",  # expanding lowercase / decomposition
-    "a" * 300,  # long but below the cut
+    "a" * 300,
     "",
     "   ",
     "--- *** ///",
@@ -44,66 +48,49 @@ def _random_texts(count: int, seed: int) -> list[str]:
     return ["".join(rng.choice(ALPHABET) for _ in range(rng.randint(0, 60))) for _ in range(count)]
 
 
-def _indexed_terms(index: TenantIndex, record_id: int, vocabulary: list[str]) -> set[str]:
-    """The terms of the ``all`` field of one record, read back from Tantivy (the field
-    keeps which records hold a term, no frequencies: DECISIONS D137)."""
-    searcher = index._snapshot().searcher  # the test reads Tantivy directly on purpose
-    schema = index._snapshot().generation.schema
-    own = tantivy.Query.term_query(schema, s.KEY, f"work_package:{record_id}")
-    found: set[str] = set()
-    for term in vocabulary:
-        term_query = tantivy.Query.term_query(schema, s.ALL, term)
-        query = tantivy.Query.boolean_query(
-            [(tantivy.Occur.Must, own), (tantivy.Occur.Must, term_query)]
-        )
-        if searcher.search(query, 1).hits:
-            found.add(term)
-    return found
+def _stored_values(index: TenantIndex, record_id: int) -> list[list[str]]:
+    """The token texts of each stored value of a work package, in order, as the
+    analysis store holds them (the test reads the store directly on purpose)."""
+    view = index._snapshot().generation.analysis.view()
+    ((segment, _),) = view.kinds["work_package"]
+    (position,) = np.flatnonzero(segment.ids == record_id)
+    values = np.flatnonzero(segment.table.value_doc == position)
+    tokens, sizes = value_tokens(segment.table, values)
+    texts = [view.token_text(int(token)) for token in tokens]
+    bounds = np.r_[0, np.cumsum(sizes)].tolist()
+    return [texts[a:b] for a, b in itertools.pairwise(bounds)]
 
 
-def test_indexed_terms_equal_our_tokens_token_for_token(index: TenantIndex) -> None:
+def test_stored_tokens_equal_our_tokens_value_for_value(index: TenantIndex) -> None:
     texts = TRICKY_TEXTS + _random_texts(40, seed=7)
     index.upsert(work_package(i, "subject", text) for i, text in enumerate(texts))
     index.commit()
-    searcher = index._snapshot().searcher
-    vocabulary = [term for term, _ in searcher.terms_with_prefix(s.ALL, "")]
-
-    expected_vocabulary = {t for text in texts for t in token_texts(text)} | {"subject"}
-    assert set(vocabulary) == expected_vocabulary
+    vocabulary = index.vocabulary().find("", limit=None)
+    assert vocabulary is not None
+    assert sorted(vocabulary) == sorted(
+        {t for text in texts for t in token_texts(text)} | {"subject"}
+    )
     for record_id, text in enumerate(texts):
-        assert _indexed_terms(index, record_id, vocabulary) == {"subject", *token_texts(text)}
+        stored = _stored_values(index, record_id)
+        assert stored == [["subject"], token_texts(text)], text
 
 
-def test_only_the_all_field_indexes_text() -> None:
-    # Nothing reads per-field text fields or term frequencies (DECISIONS D137).
-    text_fields = [
-        name for name in ("subject", "description", "comments") if _has_field(f"f_{name}")
-    ]
-    assert text_fields == []
+def test_tantivy_indexes_no_text_field() -> None:
+    # Nothing reads a Tantivy text field any more: records, keys and filters only.
+    schema = s.build_schema()
+    for name in ("all", "subject", "description", "comments"):
+        try:
+            tantivy.Query.term_query(schema, name, "x")
+        except ValueError:
+            continue
+        raise AssertionError(f"the schema has a field {name!r}")
 
 
-def _has_field(name: str) -> bool:
-    try:
-        tantivy.Query.term_query(s.build_schema(), name, "x")
-    except ValueError:
-        return False
-    return True
-
-
-def test_all_field_holds_the_union_of_the_fields() -> None:
-    # Checked on the tokens fed to Tantivy: subject + description + comments.
-    record = work_package(1, "Straße ﬁx", "Müller", ["Ω café", "x²"])
-    expected = [t for value in ("Straße ﬁx", "Müller", "Ω café", "x²") for t in token_texts(value)]
-    tokens = [
-        t for value in record.document.fields.values() for v in value for t in index_tokens(v.text)
-    ]
-    assert tokens == expected
-
-
-def test_a_token_longer_than_tantivy_accepts_is_cut_not_dropped(index: TenantIndex) -> None:
-    huge = "b" * (s.MAX_TOKEN_CHARS + 500)
-    index.upsert([work_package(1, "s", f"head {huge} tail")])
+def test_a_very_long_token_is_stored_whole_and_found_by_substring(index: TenantIndex) -> None:
+    huge = "b" * 20_000 + "tailpart"
+    index.upsert([work_package(1, "s", f"head {huge} tail"), work_package(2, "s", "head")])
     index.commit()
-    searcher = index._snapshot().searcher
-    terms = {term for term, _ in searcher.terms_with_prefix(s.ALL, "")}
-    assert terms == {"s", "head", "b" * s.MAX_TOKEN_CHARS, "tail"}
+    assert _stored_values(index, 1) == [["s"], ["head", huge, "tail"]]
+    found = index.candidates(parse_query("btailpart", "exact"), "work_package")
+    assert [record.id for record in found] == [1]
+    assert found.total == 1

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
 import pytest
 from index_fixtures import work_package
 
-from opindex.errors import IndexUnavailableError, InvalidArgumentError
+from opindex.errors import InvalidArgumentError
 from opindex.index import TenantIndex
-from opindex.index.vocabulary import Vocabulary
+from opindex.index.vocabulary import Anchor, Vocabulary
+from opindex.search import TokenIndex
 from opindex.search.query import parse_query
 
 
@@ -128,7 +126,7 @@ def test_bad_limit(index: TenantIndex) -> None:
 
 
 def test_vocabulary_lookups_fold_case_and_anchor() -> None:
-    vocabulary = Vocabulary(["straße", "abc", "xabcx", "ab", "ς", "σοφος", "日本語"])
+    vocabulary = Vocabulary.of(["straße", "abc", "xabcx", "ab", "ς", "σοφος", "日本語"])
     assert vocabulary.find("ab") == ["abc", "xabcx", "ab"]
     assert vocabulary.find("ab", "start") == ["abc", "ab"]
     assert vocabulary.find("bc", "end") == ["abc"]
@@ -137,10 +135,40 @@ def test_vocabulary_lookups_fold_case_and_anchor() -> None:
     assert vocabulary.find("σ", "end") == ["ς", "σοφος"]  # casefold: ς -> σ
     assert vocabulary.find("本") == ["日本語"]
     assert vocabulary.find("b", limit=1) is None
+    assert vocabulary.find("b", limit=3) == ["abc", "xabcx", "ab"]
     assert vocabulary.find("") == vocabulary.find("", "whole")
     assert vocabulary.find("zz") == []
-    assert Vocabulary([]).find("a") == []
+    assert Vocabulary.of([]).find("a") == []
     assert vocabulary.size == 7
+
+
+def test_a_token_holding_the_piece_twice_is_found_once() -> None:
+    vocabulary = Vocabulary.of(["abab", "ab", "xab", "aab"])
+    assert vocabulary.find("ab") == ["abab", "ab", "xab", "aab"]
+    assert vocabulary.find("ab", "start") == ["abab", "ab"]
+    assert vocabulary.find("ab", "end") == ["abab", "ab", "xab", "aab"]
+    assert vocabulary.find("ab", "whole") == ["ab"]
+    assert vocabulary.find("a", "whole") == []
+
+
+def test_vocabulary_ids_span_slices_and_the_limit_counts_them_all() -> None:
+    first = TokenIndex("\nalpha\nbeta\n", base=0)
+    second = TokenIndex("\nσοφος\nςa\ngamma\n", base=2)  # folding changes this slice
+    vocabulary = Vocabulary([first, TokenIndex("\n", base=2), second])
+    assert vocabulary.size == 5
+
+    def ids(piece: str, anchor: Anchor = "anywhere", limit: int | None = None) -> list[int]:
+        found = vocabulary.find_ids(piece, anchor, limit)
+        assert found is not None
+        return found.tolist()
+
+    assert ids("a") == [0, 1, 3, 4]
+    assert ids("σ", "start") == [2, 3]
+    assert vocabulary.find("σa", "whole") == ["ςa"]
+    assert vocabulary.find_ids("a", limit=3) is None  # two in each slice: four in all
+    assert ids("a", limit=4) == [0, 1, 3, 4]
+    assert ids("") == [0, 1, 2, 3, 4]
+    assert vocabulary.find_ids("", limit=4) is None
 
 
 def test_record_cache_never_serves_stale_records(index: TenantIndex) -> None:
@@ -171,17 +199,7 @@ def test_a_tenant_keeps_at_most_32_decoded_records(index: TenantIndex) -> None:
     assert sorted(record.id for record in cached.values()) == list(range(9, 41))
 
 
-def test_vocabulary_extends_and_folds_incrementally() -> None:
-    plain = Vocabulary(["alpha", "beta"])
-    grown = plain.extended(["STRASSE".lower(), "straße", "gamma"])
-    assert plain.size == 2 and grown.size == 5
-    assert plain.find("ss") == []  # the old vocabulary is unchanged
-    assert grown.find("ss") == ["strasse", "straße"]
-    assert grown.extended(["ασ"]).find("σ", "end") == ["ασ"]
-    assert grown.find("a", "start") == ["alpha"]
-
-
-def test_vocabulary_file_follows_commits_and_survives_rollback(index: TenantIndex) -> None:
+def test_the_vocabulary_follows_commits_and_survives_rollback(index: TenantIndex) -> None:
     reader = TenantIndex(index.directory)
     infix = parse_query("ebrafi")  # found only through the vocabulary (containment rule)
     index.upsert([work_package(1, "zebrafish")])
@@ -192,72 +210,3 @@ def test_vocabulary_file_follows_commits_and_survives_rollback(index: TenantInde
     index.upsert([work_package(3, "Grebrafinch")])
     index.commit()
     assert sorted(r.id for r in reader.candidates(infix, "work_package")) == [2, 3]
-
-
-def test_an_append_is_read_once_its_check_records_it(index: TenantIndex) -> None:
-    index.upsert([work_package(1, "zebrafish")])
-    index.commit()
-    generation = index.directory.generation_path(index.generation)
-    path = generation / "vocabulary.txt"
-    assert index.vocabulary().find("zebra") == ["zebrafish"]
-    with open(path, "ab") as handle:
-        handle.write(b"narwh")  # an append in progress
-    assert index.vocabulary().find("narwh") == []
-    with open(path, "ab") as handle:
-        handle.write(b"al\n")
-    assert index.vocabulary().find("narwh") == []  # complete, but its check is not written
-    data = path.read_bytes()
-    (generation / "vocabulary.check").write_text(
-        f"{len(data)} {hashlib.sha256(data).hexdigest()}\n"
-    )
-    assert index.vocabulary().find("narwh") == ["narwhal"]
-
-
-def test_a_writer_overwrites_an_append_torn_before_its_check(index: TenantIndex) -> None:
-    index.upsert([work_package(1, "zebrafish")])
-    index.commit()
-    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
-    with open(path, "ab") as handle:
-        handle.write(b"torn-ta")  # a crash before the check was written
-    index.upsert([work_package(2, "narwhal")])
-    index.commit()
-    reopened = TenantIndex(index.directory)
-    assert reopened.vocabulary().find("narwh") == ["narwhal"]
-    assert reopened.vocabulary().find("torn") == []
-    assert b"torn" not in path.read_bytes()
-
-
-def test_missing_vocabulary_file_is_unavailable(index_root: Path) -> None:
-    index = TenantIndex.create(index_root)
-    (index.directory.generation_path(index.generation) / "vocabulary.txt").unlink()
-    with pytest.raises(IndexUnavailableError, match="vocabulary"):
-        TenantIndex(index_root).count("work_package")
-
-
-def test_missing_vocabulary_check_is_unavailable(index: TenantIndex) -> None:
-    index.upsert([work_package(1, "zebrafish")])
-    index.commit()
-    (index.directory.generation_path(index.generation) / "vocabulary.check").unlink()
-    with pytest.raises(IndexUnavailableError, match=r"vocabulary\.check is missing"):
-        TenantIndex(index.directory).vocabulary()
-
-
-def test_a_vocabulary_that_shrinks_while_in_use_is_unavailable(index: TenantIndex) -> None:
-    reader = TenantIndex(index.directory)
-    index.upsert([work_package(1, "zebrafish")])
-    index.commit()
-    assert reader.vocabulary().find("ebrafi") == ["zebrafish"]
-    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
-    path.write_bytes(path.read_bytes()[:3])
-    with pytest.raises(IndexUnavailableError, match="shrank"):
-        reader.vocabulary()
-
-
-def test_the_writer_refuses_to_extend_a_truncated_vocabulary(index: TenantIndex) -> None:
-    index.upsert([work_package(1, "zebrafish")])
-    index.commit()
-    path = index.directory.generation_path(index.generation) / "vocabulary.txt"
-    path.write_bytes(b"")
-    writer = TenantIndex(index.directory)
-    with pytest.raises(IndexUnavailableError, match="truncated"):
-        writer.upsert([work_package(2, "narwhal")])  # extending it would hide the loss

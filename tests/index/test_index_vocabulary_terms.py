@@ -1,5 +1,5 @@
-"""vocabulary.txt holds each term of every indexed token once, cut as Tantivy cuts it,
-though its writer keeps no set of the terms (D170)."""
+"""The analysis store's vocabulary holds each token of every committed record once, with
+two writers taking turns, rollbacks and deletes; substring look-ups see all of them."""
 
 from __future__ import annotations
 
@@ -9,25 +9,16 @@ from pathlib import Path
 import pytest
 from index_fixtures import work_package
 
-from opindex.index import TenantIndex, schema
-from opindex.index.vocabulary_file import VOCABULARY_FILE
+from opindex.index import TenantIndex
 from opindex.search import token_texts
+from opindex.search.query import parse_query
 
 WORDS = ["deploy", "deployment", "deploying", "deployments", "approval", "approvals",
          "approximately", "cafe", "budget", "budgeting", "müllerstraße", "a", "be"]  # fmt: skip
-CUT = 6
-
-
-def _terms(index: TenantIndex) -> list[str]:
-    path = index.directory.generation_path(index.generation) / VOCABULARY_FILE
-    return [t for t in path.read_text(encoding="utf-8").split("\n") if t]
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_every_token_is_listed_once_and_cut(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
-) -> None:
-    monkeypatch.setattr(schema, "MAX_TOKEN_CHARS", CUT)  # tokens of 6 letters and more are cut
+def test_every_token_is_listed_once(tmp_path: Path, seed: int) -> None:
     rng = random.Random(seed)
     root = tmp_path / "index"
     indexes = [TenantIndex.create(root), TenantIndex(root)]  # two writers, taking turns
@@ -42,11 +33,26 @@ def test_every_token_is_listed_once_and_cut(
         if rng.random() < 0.3:
             index.delete("work_package", [rng.randint(1, 20)])
         if rng.random() < 0.2:
-            index.rollback()  # nothing of it reaches the file
+            index.rollback()  # none of its new tokens is kept
         else:
             index.commit()
             committed |= pending
-        terms = _terms(TenantIndex(root))
+        terms = TenantIndex(root).vocabulary().find("", limit=None)
+        assert terms is not None
         assert len(terms) == len(set(terms)), commit  # each term once
-        assert set(terms) == {token[:CUT] for token in committed}, commit
-    assert any(len(token) > CUT for token in committed)  # some were cut
+        assert set(terms) == committed, commit
+
+
+def test_a_reader_finds_substrings_of_the_newest_commit(tmp_path: Path) -> None:
+    root = tmp_path / "index"
+    writer, reader = TenantIndex.create(root), TenantIndex(root)
+    substring = parse_query("ployme", "exact")
+    assert list(reader.candidates(substring, "work_package")) == []
+    writer.upsert([work_package(1, "deployment plan")])
+    writer.commit()
+    assert [r.id for r in reader.candidates(substring, "work_package")] == [1]
+    writer.delete("work_package", [1])
+    writer.upsert([work_package(2, "redeployments")])
+    writer.commit()
+    found = reader.candidates(substring, "work_package")
+    assert [r.id for r in found] == [2] and found.total == 1

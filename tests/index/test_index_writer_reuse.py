@@ -87,8 +87,7 @@ def test_a_commit_by_another_index_in_between_is_noticed(
     assert len(tokens) == len(set(tokens))  # every token has one id
     words = {word for _, text in steps for word in text.split()}
     assert set(tokens) == words
-    # the containment vocabulary kept every commit's terms: none was written over
-    listed = (reader.directory.generation_path(reader.generation) / "vocabulary.txt").read_text()
-    assert set(listed.split()) == words
+    # substring look-ups see every commit's tokens: none was written over
+    assert reader.vocabulary().find("", limit=None) == tokens
     for index in (first, second, TenantIndex(tmp_path / "index")):
         assert _answers(index) == _expected(records)

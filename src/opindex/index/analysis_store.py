@@ -63,6 +63,8 @@ TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable) if field.
 """The arrays of a segment's ValueTable, stored under their field names."""
 
 NO_TRUST: Final[Mapping[str, VerifiedFile]] = {}
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 Rows = list[tuple[int, list[str]]]
 """A record's analysed values: (field position, tokens) field by field."""
 
@@ -227,7 +229,32 @@ class AnalysisView:
 
     def frequency(self, kind: Kind, alternative: Alternative) -> int:
         """How many live records of *kind* hold a token *alternative* matches."""
-        return _holding(self, kind, alternative)
+        (term,) = term_matches([Term((alternative,))], self.vocabulary)
+        return sum(
+            int(np.count_nonzero(_holding(segment.table, term.ids, alive)))
+            for segment, alive in self.kinds[kind]
+        )
+
+    def holding_every(
+        self,
+        kind: Kind,
+        token_sets: Sequence[IntArray | None],
+        filters: IndexFilters,
+        limit: int,
+    ) -> tuple[IntArray, int]:
+        """The *limit* lowest ids of the live records of *kind* inside *filters* that hold,
+        for each set of token ids of *token_sets*, one of them (None: any record), and how
+        many records do in all."""
+        parts: list[IntArray] = []
+        for segment, alive in self.kinds[kind]:
+            mask = filter_mask(segment.columns, filters)
+            allowed = alive if mask is None else alive & mask
+            for tokens in token_sets:
+                if tokens is not None:
+                    allowed = _holding(segment.table, tokens, allowed)
+            parts.append(segment.ids[allowed].astype(np.int64))  # stored narrow
+        found = np.sort(np.concatenate(parts)) if parts else np.zeros(0, dtype=np.int64)
+        return found[:limit], len(found)
 
     def search(
         self,
@@ -317,16 +344,15 @@ class _Ranking:
     segment: npt.NDArray[np.int64]
 
 
-def _holding(view: AnalysisView, kind: Kind, alternative: Alternative) -> int:
-    """Live records of *kind* holding a token the alternative scores above 0."""
-    (term,) = term_matches([Term((alternative,))], view.vocabulary)
-    count = 0
-    for segment, alive in view.kinds[kind]:
-        values, _ = gather(segment.table, term)
-        held = np.zeros(len(alive), dtype=bool)  # marked, not sorted: values may be many
-        held[segment.table.value_doc[values]] = True
-        count += int(np.count_nonzero(held & alive))
-    return count
+def _holding(table: ValueTable, tokens: IntArray, among: BoolArray) -> BoolArray:
+    """Which records of *among* (a mask over the table's records) hold one of the token
+    ids *tokens*."""
+    if not np.any(among):
+        return among
+    values, _ = gather(table, TermMatches(tokens, np.zeros(len(tokens))))
+    held = np.zeros(len(among), dtype=bool)  # marked, not sorted: values may be many
+    held[table.value_doc[values]] = True
+    return held & among
 
 
 def alive_masks(segments: Sequence[KindSegment]) -> list[npt.NDArray[np.bool_]]:

@@ -75,10 +75,6 @@ class AnalysisWriter:
         manifest = self._store.manifest()
         return manifest == self._manifest and manifest["opstamp"] == opstamp
 
-    def new_tokens(self) -> list[str]:
-        """The tokens this write session gave an id, in order (none had one before)."""
-        return list(self._new_tokens)
-
     def _token_id(self, token: str) -> int:
         found = self._ids.get(token)
         if found is None:

@@ -7,8 +7,9 @@ from collections.abc import Callable, Iterable, Sequence
 import tantivy
 
 from opindex.index import schema as s
+from opindex.index.containment import raw_contains
 from opindex.index.generation_index import hit_count
-from opindex.index.substring_clauses import raw_contains
+from opindex.index.index_filters import kind_query
 from opindex.records import Record
 
 Decoder = Callable[[tantivy.DocAddress], Record]
@@ -34,26 +35,20 @@ def _must(clauses: Sequence[tantivy.Query]) -> tantivy.Query:
     return tantivy.Query.boolean_query([(tantivy.Occur.Must, c) for c in clauses])
 
 
-def run_by_id(
+def records_by_id(
     searcher: tantivy.Searcher,
-    query: tantivy.Query,
-    filters: Sequence[tantivy.Query],
-    limit: int,
+    schema: tantivy.Schema,
+    kind: str,
+    ids: Sequence[int],
     decode: Decoder,
-) -> CandidateList:
-    """The *limit* lowest-id documents matching *query* (for unscored candidates).
-
-    The ranker orders records of equal score by ascending id, and containment scores
-    are all 1, so the lowest ids are the ones it would show first.
-    """
-    result = searcher.search(
-        _must([query, *filters]), limit, count=True, order_by_field=s.ID, order=tantivy.Order.Asc
-    )
-    return CandidateList(
-        (decode(address) for _, address in result.hits),
-        total=hit_count(result),
-        truncated=hit_count(result) > limit,
-    )
+) -> list[Record]:
+    """The stored records of *kind* with *ids* (ascending), in one search; an id Tantivy
+    no longer holds (a commit in progress) is left out."""
+    if not ids:
+        return []
+    query = _must([kind_query(schema, kind), tantivy.Query.term_set_query(schema, s.ID, ids)])
+    result = searcher.search(query, len(ids), order_by_field=s.ID, order=tantivy.Order.Asc)
+    return [decode(address) for _, address in result.hits]
 
 
 def run_scan(

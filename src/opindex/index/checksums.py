@@ -22,9 +22,8 @@ Files that legitimately change between two commits are not compared byte for byt
 - ``meta.json`` and ``analysis/manifest.json`` are replaced by every commit: compared
   only while the recorded checksums describe the commit meta.json names (same opstamp);
   the manifest holds the checksums of the analysis store's own (immutable) files;
-- ``.managed.json`` (Tantivy rewrites it whenever a writer creates a file) and
-  ``vocabulary.check`` (checked with the vocabulary on every read) must only exist;
-- ``vocabulary.txt`` only grows: the recorded prefix must still match.
+- ``.managed.json`` (Tantivy rewrites it whenever a writer creates a file) must only
+  exist.
 
 Between a commit and its checksums (a few milliseconds, or longer after a crash or a
 full disk) the recorded ones describe the previous commit: files they list that a merge
@@ -51,8 +50,7 @@ META_FILE: Final = "meta.json"
 ANALYSIS_MANIFEST: Final = "analysis/manifest.json"
 """The analysis store's manifest (it holds the checksums of the store's other files)."""
 _PER_COMMIT: Final = frozenset({META_FILE, ANALYSIS_MANIFEST})
-_EXISTENCE_ONLY: Final = frozenset({".managed.json", "vocabulary.check"})
-_APPEND_ONLY: Final = frozenset({"vocabulary.txt"})
+_EXISTENCE_ONLY: Final = frozenset({".managed.json"})
 _CHUNK: Final = 1 << 20
 _RETRIES: Final = 3
 REPAIR: Final = "the next sync builds a new generation, or run `opindex rebuild`"
@@ -94,19 +92,12 @@ def _covered(name: str) -> bool:
     return name not in (CHECKSUMS_FILE, DAMAGE_FILE) and not name.endswith(".tmp")
 
 
-def file_digest(path: Path, limit: int | None = None, pace: Pace | None = None) -> str:
-    """SHA-256 of the file's first ``limit`` bytes (all of it when None)."""
+def file_digest(path: Path, pace: Pace | None = None) -> str:
+    """SHA-256 of the file."""
     digest = hashlib.sha256()
-    remaining = limit
     with open(path, "rb") as handle:
-        while remaining is None or remaining > 0:
-            size = _CHUNK if remaining is None else min(_CHUNK, remaining)
-            chunk = handle.read(size)
-            if not chunk:
-                break
+        while chunk := handle.read(_CHUNK):
             digest.update(chunk)
-            if remaining is not None:
-                remaining -= len(chunk)
             if pace is not None:
                 pace(len(chunk))
     return digest.hexdigest()
@@ -283,10 +274,10 @@ def _verify_once(
             raise _damaged(
                 path, name, f"is truncated ({actual} bytes, its last commit wrote {size})"
             )
-        if actual > size and name not in _APPEND_ONLY:
+        if actual > size:
             raise _damaged(path, name, f"has grown ({actual} bytes, its last commit wrote {size})")
         try:
-            digest = file_digest(file, size if name in _APPEND_ONLY else None, pace)
+            digest = file_digest(file, pace=pace)
         except OSError as exc:
             raise _damaged(path, name, f"cannot be read ({exc.strerror or exc})") from exc
         if digest != expected:

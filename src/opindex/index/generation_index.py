@@ -1,4 +1,4 @@
-"""One opened generation: its Tantivy index, reload tracking and the vocabulary cache."""
+"""One opened generation: its Tantivy index, its analysis store and reload tracking."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from opindex.index import (
     checksums,
     record_codec,
     verification_record,
-    vocabulary_file,
 )
 from opindex.index import schema as s
 from opindex.index.analysis_store import AnalysisStore
@@ -28,7 +27,6 @@ from opindex.index.generations import full_disk_note
 from opindex.index.record_dictionary import RecordDictionaries
 from opindex.index.verification_record import VerificationRecord
 from opindex.index.vocabulary import Vocabulary
-from opindex.index.vocabulary_file import VOCABULARY_FILE, VocabularyReader
 from opindex.records import Record
 
 META_FILE = "meta.json"
@@ -183,10 +181,6 @@ class Snapshot:
     reload_count: int
     records: RecordCache
 
-    def vocabulary(self) -> Vocabulary:
-        """The vocabulary, including every term this searcher can see."""
-        return self.generation.vocabulary()
-
     def record_by_id(self, kind: str, record_id: int) -> Record | None:
         """The stored record of *kind* with *record_id*, None if absent."""
         key = record_codec.record_key(kind, record_id)
@@ -230,8 +224,6 @@ class GenerationIndex:
         self.analysis = AnalysisStore(path)
         with analysis_errors(path):
             self.analysis.view(trusted)  # maps and verifies the analysis files, before Tantivy
-        if not (path / VOCABULARY_FILE).is_file():
-            raise IndexUnavailableError(f"index at {path}: {VOCABULARY_FILE} is missing")
         if not tantivy.Index.exists(str(path)):
             raise IndexUnavailableError(f"index at {path}: no Tantivy index files")
         with tantivy_errors(path, "open"):
@@ -241,7 +233,6 @@ class GenerationIndex:
         self._lock = threading.Lock()
         self._stamp = _meta_stamp(path)
         self._reload_count = 0
-        self._vocabulary = VocabularyReader(path)
         self._record_cache = record_cache
         self._store_reads = 0
         self.dictionaries = RecordDictionaries(path)
@@ -270,7 +261,6 @@ class GenerationIndex:
             path.mkdir(parents=True, exist_ok=True)
             with tantivy_errors(path, "create"):
                 tantivy.Index(s.build_schema(), path=str(path), reuse=False)
-            vocabulary_file.create(path)
             analysis_store.create(path)
             s.write_version(path)
         except OSError as exc:  # a full disk, a read-only directory
@@ -330,8 +320,9 @@ class GenerationIndex:
             return Snapshot(self, self.index.searcher(), self._reload_count, self._records)
 
     def vocabulary(self) -> Vocabulary:
-        """Every term indexed in this generation so far (a superset of any snapshot's)."""
-        return self._vocabulary.current()
+        """Every token of the analysis store's newest commit."""
+        with analysis_errors(self.path):
+            return Vocabulary(self.analysis.view().vocabulary)
 
     def check_complete(self) -> None:
         """Raise IndexUnavailableError if the analysis store describes an older commit than

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import tantivy
 
-from opindex.index.candidates import CandidateList, run_by_id, run_scan
-from opindex.index.generation_index import Snapshot, tantivy_errors
-from opindex.index.index_filters import IndexFilters, filter_clauses
+from opindex.index.candidates import CandidateList, records_by_id, run_scan
+from opindex.index.containment import containment_needle, containment_tokens
+from opindex.index.generation_index import Snapshot, analysis_errors, tantivy_errors
+from opindex.index.index_filters import IndexFilters, check_kind, filter_clauses
 from opindex.index.recency import run_by_recency
-from opindex.index.substring_clauses import containment_needle, containment_query
+from opindex.index.vocabulary import Vocabulary
 from opindex.search import Query
 
 
@@ -29,10 +30,15 @@ def listed_candidates(
         clauses = filter_clauses(schema, kind, filters)
         if query.containment:
             needle = containment_needle(query)
-            contained = containment_query(schema, snap.vocabulary, needle)
-            if contained is None:
+            with analysis_errors(snap.generation.path):
+                view = snap.generation.analysis.view()
+                tokens = containment_tokens(Vocabulary(view.vocabulary), needle)
+                if tokens is not None:
+                    ids, total = view.holding_every(check_kind(kind), tokens, filters, limit)
+            if tokens is None:
                 return run_scan(snap.searcher, needle, clauses, limit, scan_budget, snap.record)
-            return run_by_id(snap.searcher, contained, clauses, limit, snap.record)
+            found = records_by_id(snap.searcher, schema, kind, ids.tolist(), snap.record)
+            return CandidateList(found, total=total, truncated=total > limit)
         if not query.terms:
             everything = tantivy.Query.all_query()
             return run_by_recency(snap.searcher, everything, clauses, limit, snap.record)

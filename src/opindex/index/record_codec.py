@@ -22,18 +22,6 @@ def record_key(kind: str, record_id: int) -> str:
     return f"{kind}:{record_id}"
 
 
-def _cut(tokens: list[str]) -> list[str]:
-    """Tokens as indexed by Tantivy: each cut to MAX_TOKEN_CHARS."""
-    if all(len(t) <= s.MAX_TOKEN_CHARS for t in tokens):
-        return tokens
-    return [t if len(t) <= s.MAX_TOKEN_CHARS else t[: s.MAX_TOKEN_CHARS] for t in tokens]
-
-
-def index_tokens(text: str) -> list[str]:
-    """The tokens of *text* as indexed: our tokenizer, each token cut to MAX_TOKEN_CHARS."""
-    return _cut(fast_token_texts(text))
-
-
 Rows = list[tuple[int, list[str]]]
 """A record's analysed values: (field position in the kind's field list, tokens), field by
 field in that order, values in their order."""
@@ -75,22 +63,15 @@ def validate(record: Record) -> None:
             )
 
 
-def to_tantivy(record: Record, rows: Rows, stored: bytes) -> tantivy.Document:
+def to_tantivy(record: Record, stored: bytes) -> tantivy.Document:
     """The Tantivy document of *record* (call validate() first), *stored* as its record
     (``encode``, compressed by ``record_dictionary.compress``).
-
-    *rows*: ``analyse(record)``.
     """
     doc = record.document
     out = tantivy.Document()
     out.add_text(s.KEY, record_key(doc.kind, doc.id))
     out.add_text(s.KIND, doc.kind)
     out.add_integer(s.ID, doc.id)
-    every_token: list[str] = []
-    for _, tokens in rows:
-        every_token.extend(_cut(tokens))
-    if every_token:
-        out.add_text(s.ALL, " ".join(every_token))
     out.add_bytes(s.RECORD, stored)
     _add_filters(out, record)
     return out

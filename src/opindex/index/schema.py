@@ -15,7 +15,7 @@ from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the
 # tokenizer are checked on their own (recorded beside the index).
-SCHEMA_VERSION: Final = 9  # 9: records deflated with a dictionary per kind (D177)
+SCHEMA_VERSION: Final = 10  # 10: no text field; substrings through the analysis (D180)
 VERSION_FILE: Final = "opindex-index.json"
 
 # Searchable fields per kind: the scorer's field specs are the one source. The list is
@@ -26,13 +26,11 @@ FIELD_WEIGHTS: Final[dict[Kind, dict[str, float]]] = {
     kind: {spec.name: spec.weight for spec in FIELD_SPECS[kind]} for kind in KINDS
 }
 
-# Tantivy fields. Text fields holding our tokens use the built-in "whitespace" tokenizer,
-# which splits on ASCII whitespace and changes nothing else (proven by tests/index parity
-# tests); our tokens never contain whitespace.
+# Tantivy fields. Tantivy indexes no text: the analysis store holds every token (the
+# vocabulary, the postings), for fuzzy and substring searches alike (DECISIONS D180).
 KEY: Final = "key"  # "kind:id", raw: the unique delete/upsert term
 KIND: Final = "kind"
 ID: Final = "id"  # i64: deletes by a u64 term silently do nothing
-ALL: Final = "all"  # every token of every field: the one text field (DECISIONS D137)
 RECORD: Final = "record"  # stored JSON of the Record
 PROJECT_ID: Final = "project_id"
 STATUS_ID: Final = "status_id"
@@ -41,15 +39,10 @@ TYPE_ID: Final = "type_id"
 ASSIGNEE_ID: Final = "assignee_id"
 AUTHOR_ID: Final = "author_id"  # filters by author (since version 2)
 UPDATED_TS: Final = "updated_ts"  # microseconds since the epoch (UTC); 0 when unknown
-TOKEN_TOKENIZER: Final = "whitespace"
 MISSING: Final = -(2**63)
 """An absent integer filter value in the analysis store's columns."""
 
 INTEGER_FILTER_FIELDS: Final = (PROJECT_ID, STATUS_ID, TYPE_ID, ASSIGNEE_ID, AUTHOR_ID)
-
-# Tantivy silently drops terms longer than 65,530 bytes; 16,000 characters are at most
-# 64,000 bytes in UTF-8, so a token cut to this length is always indexed.
-MAX_TOKEN_CHARS: Final = 16_000
 
 
 def build_schema() -> tantivy.Schema:
@@ -58,9 +51,6 @@ def build_schema() -> tantivy.Schema:
     builder.add_text_field(KEY, stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_text_field(KIND, stored=False, tokenizer_name="raw", index_option="basic")
     builder.add_integer_field(ID, stored=False, indexed=True, fast=True)
-    # Only containment candidates read a text field, and only which records hold a term:
-    # no per-field fields, no frequencies (DECISIONS D137).
-    builder.add_text_field(ALL, tokenizer_name=TOKEN_TOKENIZER, index_option="basic")
     builder.add_bytes_field(RECORD, stored=True, indexed=False)
     for name in INTEGER_FILTER_FIELDS:
         builder.add_integer_field(name, indexed=True, fast=True)

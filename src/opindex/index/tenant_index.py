@@ -41,7 +41,6 @@ from opindex.index.ranked_hits import HitRequest, described_hits, ranked_records
 from opindex.index.record_codec import Rows
 from opindex.index.record_dictionary import compress_all
 from opindex.index.vocabulary import Vocabulary
-from opindex.index.vocabulary_file import VocabularyWriter
 from opindex.records import Record
 from opindex.search import DEFAULT_MIN_SCORE, KINDS, Alternative, Query, Ranked, SearchDocument
 
@@ -81,11 +80,10 @@ class TenantIndex:
         self._pointer_stamp: tuple[int, int, int] | None = None
         self._writer: tantivy.IndexWriter | None = None
         self._writer_generation: GenerationIndex | None = None
-        self._writer_vocabulary: VocabularyWriter | None = None
         self._writer_analysis: AnalysisWriter | None = None
-        # the side writers of the last successful commit, reused by the next writer of
+        # the analysis writer of the last successful commit, reused by the next writer of
         # the same generation when nobody wrote in between (DECISIONS D169)
-        self._idle: tuple[str, VocabularyWriter, AnalysisWriter] | None = None
+        self._idle: tuple[str, AnalysisWriter] | None = None
         self._hashed: tuple[str, dict[str, checksums.VerifiedFile]] = ("", {})  # by record()
 
     # --- lifecycle --------------------------------------------------------------------
@@ -208,32 +206,27 @@ class TenantIndex:
                         f"index at {generation.path}: cannot open a writer: {exc}"
                     ) from exc
                 try:
-                    vocabulary, analysis = self._side_writers(generation)
+                    analysis = self._analysis_writer(generation)
                 except IndexUnavailableError:
                     writer.rollback()
                     writer.wait_merging_threads()  # frees the lock again
                     raise
                 self._writer, self._writer_generation = writer, generation
-                self._writer_vocabulary = vocabulary
                 self._writer_analysis = analysis
             return self._writer
 
-    def _side_writers(self, generation: GenerationIndex) -> tuple[VocabularyWriter, AnalysisWriter]:
-        """The vocabulary and analysis writers for a new write session of *generation*
-        (under the Tantivy writer's lock): the last commit's when still current, else new."""
+    def _analysis_writer(self, generation: GenerationIndex) -> AnalysisWriter:
+        """The analysis writer for a new write session of *generation* (under the Tantivy
+        writer's lock): the last commit's when still current, else a new one."""
         idle, self._idle = self._idle, None
         opstamp = generation.opstamp()
-        if idle is not None and idle[0] == generation.name:
-            _, vocabulary, analysis = idle
-            if vocabulary.reopen() and analysis.reopen(opstamp):
-                return vocabulary, analysis
-        vocabulary = VocabularyWriter(generation.path, s.MAX_TOKEN_CHARS)
-        return vocabulary, AnalysisWriter(generation.analysis, opstamp)
+        if idle is not None and idle[0] == generation.name and idle[1].reopen(opstamp):
+            return idle[1]
+        return AnalysisWriter(generation.analysis, opstamp)
 
     def _release_writer(self, *, rollback: bool) -> None:
         writer, self._writer = self._writer, None
         generation, self._writer_generation = self._writer_generation, None
-        self._writer_vocabulary = None  # unflushed terms are re-learned by the next writer
         self._writer_analysis = None  # pending records are dropped with the writer
         if writer is None or generation is None:
             return
@@ -258,7 +251,7 @@ class TenantIndex:
                 dictionaries = generation.dictionaries.for_batch(kinds, encoded)
             # compressed outside the lock (readers take it to find their generation)
             documents = [
-                (record, rows, record_codec.to_tantivy(record, rows, stored))
+                (record, rows, record_codec.to_tantivy(record, stored))
                 for (record, rows), stored in zip(
                     analysed, compress_all(kinds, encoded, dictionaries), strict=True
                 )
@@ -271,8 +264,7 @@ class TenantIndex:
     def _add(self, documents: list[tuple[Record, Rows, tantivy.Document]]) -> None:
         """Write *documents* (locked, the writer open)."""
         writer = self._open_writer()
-        assert self._writer_generation is not None and self._writer_vocabulary is not None
-        assert self._writer_analysis is not None
+        assert self._writer_generation is not None and self._writer_analysis is not None
         with tantivy_errors(self._writer_generation.path, "write"):
             for record, rows, document in documents:
                 kind = record.document.kind
@@ -305,10 +297,8 @@ class TenantIndex:
         with self._lock:
             writer, generation = self._writer, self._writer_generation
             if writer is not None and generation is not None:
-                vocabulary, analysis = self._writer_vocabulary, self._writer_analysis
-                assert vocabulary is not None and analysis is not None
-                vocabulary.add_new(analysis.new_tokens())
-                vocabulary.flush()  # readers seeing the commit see its terms
+                analysis = self._writer_analysis
+                assert analysis is not None
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
                 self._release_writer(rollback=False)  # waits for merges: the files settle
@@ -317,7 +307,7 @@ class TenantIndex:
                     self._hashed = (generation.name, {})
                 checksums.record(generation.path, self._hashed[1])
                 generation.refresh(force=True)
-                self._idle = (generation.name, vocabulary, analysis)
+                self._idle = (generation.name, analysis)
             else:
                 generation = self._generation()
             return CommitInfo(
@@ -363,7 +353,7 @@ class TenantIndex:
 
     def vocabulary(self) -> Vocabulary:
         """Every term of the index (all kinds, all fields)."""
-        return self._snapshot().vocabulary()
+        return self._generation().vocabulary()
 
     def candidates(
         self,

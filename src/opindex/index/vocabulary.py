@@ -1,22 +1,25 @@
-"""The term dictionary of an index in memory, for substring lookups at C speed.
+"""Substring look-ups in the analysis store's vocabulary, at C speed.
 
 Tantivy can find terms containing a string only with an infix regex, whose cost grows
-with the term dictionary (~50 ms per field at 200k terms). Here every term is folded
-(casefold) and joined into one newline-separated string; ``str.find`` walks it, and a
-bisect over the term start offsets maps each hit back to its original term.
+with the term dictionary (~50 ms per field at 200k terms). The analysis store already
+holds every token once, in vocabulary slices whose text is ``"\\n" + "\\n".join(tokens) +
+"\\n"`` (``TokenIndex.joined``); ``str.find`` walks each slice's case-folded text
+(``TokenIndex.folded``, the text itself when folding changes nothing) and each hit is
+mapped back to its token by its position (DECISIONS D180).
 """
 
 from __future__ import annotations
 
-from array import array
-from bisect import bisect_right
-from collections.abc import Iterable
-from dataclasses import dataclass
-from itertools import accumulate, repeat
-from operator import add
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
+import numpy as np
+import numpy.typing as npt
+
+from opindex.search import TokenIndex
+
 Anchor = Literal["anywhere", "start", "end", "whole"]
+IntArray = npt.NDArray[np.int64]
 
 
 def fold(text: str) -> str:
@@ -24,95 +27,78 @@ def fold(text: str) -> str:
     return text.casefold()
 
 
-@dataclass(frozen=True, slots=True)
-class _Joined:
-    text: str  # "\n" + "\n".join(terms) + "\n"
-    starts: array[int]  # start offset of term i, then a sentinel len(text)
+class Vocabulary:
+    """Every token of a generation's analysis store (all kinds, all fields), as its
+    vocabulary slices hold them; tokens of deleted records may linger (harmless).
+
+    Immutable: a commit's view has a vocabulary of its own slices."""
+
+    def __init__(self, slices: Sequence[TokenIndex]) -> None:
+        self._slices = tuple(index for index in slices if index.size)
+        self.size = sum(index.size for index in self._slices)
 
     @classmethod
-    def empty(cls) -> _Joined:
-        return cls("\n", array("q", [1]))
+    def of(cls, terms: Iterable[str]) -> Vocabulary:
+        """A vocabulary of *terms* (distinct, no newlines), as one slice."""
+        listed = list(terms)
+        return cls([TokenIndex("\n" + "".join(t + "\n" for t in listed))])
 
-    def extended(self, terms: list[str]) -> _Joined:
-        # Every step runs in C (map/accumulate/join): 200k terms take milliseconds.
-        starts = array("q", self.starts)
-        offset = starts.pop()
-        starts.extend(accumulate(map(add, map(len, terms), repeat(1)), initial=offset))
-        added = "\n".join(terms) + "\n" if terms else ""
-        return _Joined(self.text + added, starts)
-
-    def term(self, index: int) -> str:
-        return self.text[self.starts[index] : self.starts[index + 1] - 1]
-
-
-class Vocabulary:
-    """Distinct terms of the index (terms of deleted documents may linger: harmless).
-
-    Immutable: extended() returns a new vocabulary, so readers never see a half update.
-    """
-
-    def __init__(self, terms: Iterable[str] = ()) -> None:
-        self._original = _Joined.empty()
-        self._folded = self._original
-        self.size = 0
-        self._add(list(terms))
-
-    def _add(self, terms: list[str]) -> None:
-        terms = list(filter(None, terms))
-        if sum(map(len, terms)) != len("".join(terms).replace("\n", "")):
-            terms = [t for t in terms if "\n" not in t]  # a term never holds a newline
-        folded = list(map(fold, terms))
-        original = self._original.extended(terms)
-        if self._folded is self._original and folded == terms:
-            self._folded = original  # folding changes nothing: share the text
-        else:
-            self._folded = self._folded.extended(folded)
-        self._original = original
-        self.size += len(terms)
-
-    def extended(self, terms: Iterable[str]) -> Vocabulary:
-        """A new vocabulary with *terms* added (no check for duplicates)."""
-        new = Vocabulary()
-        new._original, new._folded, new.size = self._original, self._folded, self.size
-        new._add(list(terms))
-        return new
+    def find_ids(
+        self, piece: str, anchor: Anchor = "anywhere", limit: int | None = None
+    ) -> IntArray | None:
+        """The token ids (ascending) whose folded form contains / starts with / ends with /
+        equals fold(piece); None when more than *limit* match (the caller then treats the
+        piece as unselective). An empty piece matches every token."""
+        needle = fold(piece)
+        if "\n" in needle:
+            return np.zeros(0, dtype=np.int64)
+        if not needle:
+            if limit is not None and self.size > limit:
+                return None
+            ranges = [np.arange(i.base, i.base + i.size, dtype=np.int64) for i in self._slices]
+            return np.concatenate(ranges) if ranges else np.zeros(0, dtype=np.int64)
+        lead, ends = anchor in ("start", "whole"), anchor in ("end", "whole")
+        needle = ("\n" if lead else "") + needle + ("\n" if ends else "")
+        budget = None if limit is None else limit + 1
+        found: list[IntArray] = []
+        for index in self._slices:
+            hits = _hits(index, needle, lead, ends, budget)
+            found.append(hits + index.base)
+            if budget is not None:
+                budget -= len(hits)
+                if budget <= 0:
+                    return None
+        return np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
 
     def find(
         self, piece: str, anchor: Anchor = "anywhere", limit: int | None = None
     ) -> list[str] | None:
-        """Terms whose folded form contains / starts with / ends with / equals fold(piece).
+        """``find_ids`` as the tokens' texts."""
+        ids = self.find_ids(piece, anchor, limit)
+        if ids is None:
+            return None
+        return [self._text(int(token)) for token in ids]
 
-        Returns None when more than *limit* terms match (the caller then treats the
-        piece as unselective). An empty piece matches every term.
-        """
-        needle = fold(piece)
-        if "\n" in needle:
-            return []
-        if not needle:
-            if limit is not None and self.size > limit:
-                return None
-            return [self._original.term(i) for i in range(self.size)]
-        lead = anchor in ("start", "whole")
-        if lead:
-            needle = "\n" + needle
-        if anchor in ("end", "whole"):
-            needle = needle + "\n"
-        text, starts = self._folded.text, self._folded.starts
-        found: list[str] = []
-        position = text.find(needle)
-        while position != -1:
-            index = bisect_right(starts, position + 1 if lead else position) - 1
-            found.append(self._original.term(index))
-            if limit is not None and len(found) > limit:
-                return None
-            position = text.find(needle, starts[index + 1] - 1)
-        return found
+    def _text(self, token: int) -> str:
+        for index in self._slices:
+            if index.base <= token < index.base + index.size:
+                return index.token(token - index.base)
+        raise KeyError(token)
 
-    def nbytes(self) -> int:
-        """Approximate memory held by this vocabulary."""
-        total = len(self._original.text) + self._original.starts.itemsize * len(
-            self._original.starts
-        )
-        if self._folded is not self._original:
-            total += len(self._folded.text) * 2
-        return total
+
+def _hits(index: TokenIndex, needle: str, lead: bool, ends: bool, budget: int | None) -> IntArray:
+    """Local ids (ascending, each once) of the tokens of one slice holding *needle*
+    (framed by newlines where anchored), at most *budget* of them."""
+    text, starts = index.folded()
+    positions: list[int] = []
+    step = len(needle) - 1  # from a hit to the newline ending its token (when *ends*)
+    position = text.find(needle)
+    while position != -1:
+        positions.append(position)
+        if budget is not None and len(positions) >= budget:
+            break
+        end = position + step if ends else text.find("\n", position + len(needle))
+        position = text.find(needle, end)  # the token's own newline may start the next
+    # a hit starts inside its token, or (anchored at the start) at the newline before it
+    at = np.asarray(positions, dtype=np.int64) + (1 if lead else 0)
+    return np.searchsorted(starts, at, side="right").astype(np.int64) - 1

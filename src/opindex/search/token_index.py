@@ -124,6 +124,22 @@ class TokenIndex:
         self.size = len(self.starts)
         self._cache: OrderedDict[Alternative, tuple[IntArray, FloatArray]] = OrderedDict()
         self._lock = threading.Lock()
+        self._folded: tuple[str, npt.NDArray[Any]] | None = None
+
+    def folded(self) -> tuple[str, npt.NDArray[Any]]:
+        """``joined`` case-folded token by token, and each token's start in it (for
+        substring look-ups): ``joined`` and ``starts`` themselves when folding changes
+        nothing, as for tokens that are all lower case (computed once)."""
+        if self._folded is None:
+            folded = self.joined.casefold()
+            if folded == self.joined:
+                self._folded = (self.joined, self.starts)
+            else:  # tokens that folding changes (a final sigma folds to σ), some longer
+                tokens = [t.casefold() for t in self.joined[1:-1].split("\n")] if self.size else []
+                sizes = np.fromiter(map(len, tokens), np.int64, len(tokens)) + 1
+                starts = np.cumsum(sizes) - sizes + 1  # after the leading newline
+                self._folded = ("\n" + "".join(t + "\n" for t in tokens), starts)
+        return self._folded
 
     def token(self, local: int) -> str:
         """The token with local id *local* (0-based within this slice)."""

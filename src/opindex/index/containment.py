@@ -2,36 +2,25 @@
 
 Exact match mode (and fuzzy queries under 3 characters) scores a case-insensitive
 substring of a raw field value. Tokens of the needle narrow the candidates down through
-the vocabulary of the ``all`` field; a needle without letters or digits needs a scan.
+the analysis store's vocabulary and postings; a needle without letters or digits needs a
+scan of the raw text.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable
 from typing import Final
 
-import tantivy
+import numpy as np
+import numpy.typing as npt
 
-from opindex.index import schema as s
 from opindex.index.vocabulary import Anchor, Vocabulary
 from opindex.records import Record
 from opindex.search import Query, tokenize
 
-# Vocabulary terms listed in one term-set clause at most; beyond that, the clause matches
-# every document and the re-rank decides.
 MAX_PIECE_TERMS: Final = 20_000
-
-VocabularySource = Callable[[], Vocabulary]
-
-
-def term_set_query(schema: tantivy.Schema, field: str, terms: list[str] | None) -> tantivy.Query:
-    """Documents with one of *terms* in *field*; None means "too many to list": all."""
-    if terms is None:
-        return tantivy.Query.all_query()
-    if not terms:
-        return tantivy.Query.empty_query()
-    return tantivy.Query.term_set_query(schema, field, terms)
+"""Vocabulary tokens one piece of a needle may name; past that, the piece narrows nothing
+(it would hold about every record) and the re-rank decides."""
 
 
 def containment_needle(query: Query) -> str:
@@ -59,31 +48,20 @@ def containment_pieces(text: str) -> list[tuple[str, Anchor]]:
         anchor: Anchor = (
             "whole" if starts and ends else "start" if starts else "end" if ends else "anywhere"
         )
-        if len(token.text) <= s.MAX_TOKEN_CHARS:
-            pieces.append((token.text, anchor))
-        elif anchor in ("start", "whole"):  # the record token was cut in the index too
-            pieces.append((token.text[: s.MAX_TOKEN_CHARS], "start"))
-        # else: the piece may sit in the cut-off tail of a record token; no constraint.
+        pieces.append((token.text, anchor))
     return pieces
 
 
-def containment_query(
-    schema: tantivy.Schema, vocabulary: VocabularySource, needle: str
-) -> tantivy.Query | None:
-    """Documents whose tokens could hold the raw substring *needle*.
-
-    None when no piece of *needle* can be looked up (no letters or digits): only a scan
-    of the raw text can tell.
-    """
+def containment_tokens(
+    vocabulary: Vocabulary, needle: str
+) -> list[npt.NDArray[np.int64] | None] | None:
+    """For each piece of *needle*, the vocabulary tokens (ids) a record holding *needle*
+    must hold one of (None: a piece too common to narrow anything). None when no piece
+    can be looked up (no letters or digits): only a scan of the raw text can tell."""
     pieces = containment_pieces(needle)
     if not pieces:
         return None
-    vocab = vocabulary()
-    musts = [
-        term_set_query(schema, s.ALL, vocab.find(piece, anchor, limit=MAX_PIECE_TERMS))
-        for piece, anchor in pieces
-    ]
-    return tantivy.Query.boolean_query([(tantivy.Occur.Must, q) for q in musts])
+    return [vocabulary.find_ids(piece, anchor, limit=MAX_PIECE_TERMS) for piece, anchor in pieces]
 
 
 def raw_contains(record: Record, needle: str) -> bool:
