@@ -9,10 +9,11 @@ A generated corpus (``--work-packages``) is synced in process by the real syncer
 under bench-results/, keyed by the source code, so two versions build their own
 tenants), or ``--index`` names an existing tenant's index (a benchmark's cached Zipf
 tenant) with ``--query-file`` (the known-item queries generated for ``--corpus``); its
-mixed known-item queries, plus the same queries restricted by a project
-and by open status, are answered by the index path with relaxation, and each response
-envelope is written with a fixed freshness (so only the answer differs). ``--compare``
-prints how many envelopes are byte-identical and the first differences.
+mixed known-item queries, the same queries restricted by a project and by open status,
+and substring (containment) requests made from them are answered by the index path with
+relaxation, and each response envelope is written with a fixed freshness (so only the
+answer differs). ``--compare`` prints how many envelopes are byte-identical and the
+first differences.
 """
 
 from __future__ import annotations
@@ -30,11 +31,29 @@ from evallib.results_io import RESULTS
 from evallib.tenant_data import ensure_tenant
 from opindex.envelope import SearchRequest
 from opindex.index import TenantIndex
+from opindex.search import Kind
 from opindex.search.query import parse_query
 from opindex.service import Freshness
 from opindex.service.search_flow import envelope, index_answer
 
 FRESH = Freshness("fresh", indexed_at=datetime(2026, 1, 1, tzinfo=UTC), age_seconds=0.0)
+
+
+def _substring_requests(kind: Kind, text: str) -> list[SearchRequest]:
+    """Containment requests made from a query's text: the text itself in exact mode, the
+    inside of its longest word in exact mode (with the open status too, for work
+    packages), and two of that word's letters (a fuzzy query under 3 characters)."""
+    requests = [SearchRequest(kind=kind, query=text, match_mode="exact")]
+    word = max(text.split(), key=len, default="")
+    if len(word) >= 4:
+        inner = word[1:-1]
+        requests.append(SearchRequest(kind=kind, query=inner, match_mode="exact"))
+        if kind == "work_package":
+            requests.append(
+                SearchRequest(kind=kind, query=inner, match_mode="exact", status="open")
+            )
+        requests.append(SearchRequest(kind=kind, query=word[1:3]))
+    return requests
 
 
 def _requests(queries: list[Any]) -> list[SearchRequest]:
@@ -44,6 +63,7 @@ def _requests(queries: list[Any]) -> list[SearchRequest]:
         if query.kind == "work_package":
             requests.append(SearchRequest(kind=query.kind, query=query.query, status="open"))
             requests.append(SearchRequest(kind=query.kind, query=query.query, project_id=2))
+        requests.extend(_substring_requests(query.kind, query.query))
     requests.append(SearchRequest(kind="work_package", query="", limit=5))
     requests.append(SearchRequest(kind="wiki_page", query="ab", limit=5))
     requests.append(SearchRequest(kind="meeting", query="Budget", match_mode="exact"))
