@@ -46,6 +46,7 @@ from evallib.sandbox_proc import sandbox_process
 from evallib.search_paths import ServicePaths, bench_config
 from evallib.tenant_builds import BUILD_METHODS, build_tenant
 from evallib.tenant_data import TenantData
+from evallib.yardstick import describe, yardstick
 from evallib.zipf_corpus import VOCABULARIES
 
 DOCUMENTS_PER_WORK_PACKAGE = 1.09  # CorpusSize.proportional adds wiki pages and meetings
@@ -282,13 +283,16 @@ def _table(results: dict[int, dict[str, Any]], latency_ms: float) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
     results: dict[int, dict[str, Any]] = {}
+    speed = yardstick()
     for documents in args.sizes:
         print(f"== {_label(documents)} documents", file=sys.stderr, flush=True)
         results[documents] = run_size(documents, args)
     load = os.getloadavg()[0]
     print(
         f"Index path in process, {args.queries} mixed known-item queries per size "
-        f"(relaxed ones included); load average {load:.2f} on {os.cpu_count()} cores.\n"
+        f"(relaxed ones included); load average {load:.2f} on {os.cpu_count()} cores; "
+        f"yardstick (evallib.yardstick) {describe(speed)} before, "
+        f"{describe(yardstick())} after.\n"
     )
     print("\n".join(_growth_table(results, args.vocabulary)))
     for size, r in results.items():
@@ -347,6 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out,
         {
             "context": context(),
+            "yardstick_before": speed,
             "sizes": results,
             "profile": profile,
             "latency_ms": args.latency_ms,

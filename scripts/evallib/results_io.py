@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from evallib.yardstick import yardstick
+
 RESULTS = Path(
     os.environ.get("OPINDEX_BENCH_RESULTS") or Path(__file__).resolve().parents[2] / "bench-results"
 )
@@ -42,6 +44,7 @@ def context(argv: list[str] | None = None) -> dict[str, Any]:
         "cpus": os.cpu_count(),
         "load_average": [round(v, 2) for v in os.getloadavg()],
         "python": platform.python_version(),
+        "yardstick": yardstick(),
     }
 
 

@@ -1,11 +1,14 @@
-"""Benchmark page parts that need no plotting: markdown cells and tables, the socket wrapper."""
+"""Benchmark page parts that need no plotting: markdown cells, the socket wrapper, the yardstick."""
 
 from __future__ import annotations
 
 import socket
 
+import pytest
+
 from evallib.markdown import cell, table
 from evallib.sockets import with_tcp_protocol
+from evallib.yardstick import describe, yardstick
 
 
 def test_markdown_cells() -> None:
@@ -29,3 +32,12 @@ def test_nodelay_wrapper_rebinds_a_protocol_zero_socket() -> None:
         assert sock.getsockname()[1] > 0
     finally:
         sock.close()
+
+
+def test_the_yardstick_times_both_workloads_and_rejects_no_runs() -> None:
+    figures = yardstick(runs=1)
+    assert set(figures) == {"python_loop_ms", "numpy_sort_ms"}
+    assert all(value > 0 for value in figures.values())
+    assert describe(figures).startswith("Python loop ")
+    with pytest.raises(ValueError, match="at least 1"):
+        yardstick(runs=0)

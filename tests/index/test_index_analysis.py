@@ -191,8 +191,9 @@ def _stored_dtypes(segment: Path) -> dict[str, str]:
 
 def test_wide_token_ids_and_value_positions_are_stored_narrow(tmp_path: Path) -> None:
     # DECISIONS D178: token ids are varint-coded in the value's stream (ids past 2**14
-    # take 3 bytes); D179: value positions past uint16 are packed, 3 bytes each; a
-    # vocabulary slice keeps its token starts and lengths narrow.
+    # take 3 bytes); D179: value positions past uint16 are packed, 3 bytes each; D181: a
+    # vocabulary slice stores no token bounds (its text has them), and a segment holding
+    # most of the vocabulary's ids stores them as a bitmap, one holding a few as a list.
     index = TenantIndex.create(tmp_path / "index")
     many = " ".join(f"w{i}" for i in range(70_000))
     notes = [f"note {i} budget" for i in range(66_000)]
@@ -206,10 +207,17 @@ def test_wide_token_ids_and_value_positions_are_stored_narrow(tmp_path: Path) ->
     segment = next(root.glob("work_package-*.bin"))
     stored = _stored_dtypes(segment)
     assert (stored["stream"], stored["posting_values"]) == ("|u1", "<u3")
+    assert stored["token_words"] == "<u8" and "posting_tokens" not in stored
     vocabulary = _stored_dtypes(next(root.glob("vocabulary-*.bin")))
-    assert (vocabulary["starts"], vocabulary["lengths"]) == ("<u4", "<u2")
+    assert set(vocabulary) == {"text", "keys", "offsets", "postings"}
+    records[3] = work_package(3, "w5 budget w69998")  # a segment of three token ids
+    index.upsert([records[3]])
+    index.commit()
+    small = [_stored_dtypes(path) for path in root.glob("work_package-*.bin")]
+    assert sorted("token_words" in found for found in small) == [False, True]
+    assert [found["posting_tokens"] for found in small if "posting_tokens" in found] == ["<u4"]
     reader = TenantIndex(tmp_path / "index")
-    for text in ('"w69999 w3"', "w69999", '"w68000 w68001"', "w12"):
+    for text in ('"w69999 w3"', "w69999", '"w68000 w68001"', "w12", "w5 budget", "w69998"):
         found, scores, _ = reader.ranked(parse_query(text), "work_package", limit=10_000)
         assert [(r.id, s) for r, s in zip(found, scores, strict=True)] == _expected(
             records, text

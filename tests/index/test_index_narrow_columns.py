@@ -149,3 +149,23 @@ def test_a_column_of_the_wrong_type_or_length_is_damage(
     entry = _rewritten(segment, edit)
     with pytest.raises(IndexDamagedError, match=reason):
         _Files(segment.parent).segment(entry)
+
+
+def test_token_ids_stored_as_a_float_list_or_a_narrow_bitmap_are_damage(
+    tmp_path: Path,
+) -> None:
+    # DECISIONS D181: a segment holds its token ids as a list or as a bitmap of 64-bit words
+    index = TenantIndex.create(tmp_path / "index")
+    index.upsert([work_package(1, "budget", assignee_id=5)])
+    index.commit()
+    segment = _segment(index)
+    _, _, header = _header(segment)
+    arrays = header["arrays"]
+    assert isinstance(arrays, dict)
+    if "token_words" in arrays:
+        edit: dict[str, str | int] = {"token_words.dtype": "<u4"}
+    else:
+        edit = {"posting_tokens.dtype": "<f4"}
+    entry = _rewritten(segment, edit)
+    with pytest.raises(IndexDamagedError, match=r"stored as <[uf]4"):
+        _Files(segment.parent).segment(entry)

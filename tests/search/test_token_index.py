@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -12,7 +13,7 @@ from opindex.search.analysis import AnalyzedText
 from opindex.search.match import token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
-from opindex.search.trigram_postings import LENGTH_SHIFT, LOCAL_MASK, index_arrays
+from opindex.search.trigram_postings import LENGTH_SHIFT, LOCAL_MASK, index_arrays, token_bounds
 
 LETTERS = "abcdeßσüé日0"
 
@@ -165,3 +166,24 @@ def test_posting_entries_order_each_list_by_length_then_id() -> None:
     assert [(int(e) >> LENGTH_SHIFT, int(e) & LOCAL_MASK) for e in held] == [
         (3, 1), (4, 4), (5, 2), (6, 0)
     ]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        [],
+        ["a"],
+        ["plain", "ascii", "tokens"],
+        ["zoë", "naïve", "東京", "𝔘nicode", "x"],  # two-, three- and four-byte characters
+        ["ß" * 70_000, "short"],  # a token past 65,535 code points: lengths in 4 bytes
+    ],
+)
+def test_token_bounds_read_off_the_text_are_the_index_arrays(tokens: list[str]) -> None:
+    joined = "\n" + "".join(t + "\n" for t in tokens)
+    built = index_arrays(joined)
+    starts, lengths = token_bounds(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8))
+    assert starts.tolist() == built["starts"].tolist()
+    assert lengths.tolist() == built["lengths"].tolist()
+    assert starts.dtype == np.uint32
+    assert lengths.dtype == (np.uint32 if tokens and tokens[0].startswith("ß") else np.uint16)
+    assert [joined[s : s + n] for s, n in zip(starts, lengths, strict=True)] == tokens

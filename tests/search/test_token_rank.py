@@ -34,3 +34,17 @@ def test_an_empty_list_holds_nothing_and_ids_past_it_are_not_held() -> None:
     )
     assert held.tolist() == [True, False, True, False, True, False]
     assert at[held].tolist() == [2, 1, 0]
+
+
+@pytest.mark.parametrize("size", [0, 1, 64, 5000])
+def test_a_rank_rebuilt_from_its_stored_words_finds_the_same(size: int) -> None:
+    rng = np.random.default_rng(size)
+    listed = np.sort(rng.choice(max(1, 3 * size), size, replace=False)).astype(np.int64)
+    rank = TokenRank(listed)
+    assert rank.ids().tolist() == listed.tolist() and len(rank) == size
+    stored = TokenRank.of_words(rank.words.copy())
+    assert stored.ids().tolist() == listed.tolist() and len(stored) == size
+    asked = np.r_[rng.integers(-5, 3 * size + 200, 3 * size + 10), listed]
+    (held, at), (expected_held, expected_at) = stored.find(asked), rank.find(asked)
+    assert held.tolist() == expected_held.tolist()
+    assert at[held].tolist() == expected_at[held].tolist()

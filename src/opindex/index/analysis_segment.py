@@ -173,10 +173,14 @@ class ArrayFile:
             raise _damage(self._path, f"array {name} runs past the end of the file")
         return np.frombuffer(self._data, dtype=kind, count=count, offset=start)
 
+    def damaged(self, reason: str) -> IndexDamagedError:
+        """The error for this file, damaged for *reason*."""
+        return _damage(self._path, reason)
+
     def integers(self, name: str, *, signed: bool) -> npt.NDArray[Any]:
         """``array(name)``, which must hold (signed, if *signed*) integers: anything else is
         damage (DECISIONS D150: filter columns and ids are stored in narrow types)."""
         found = self.array(name)
         if found.dtype.kind not in ("i" if signed else "iu") or found.dtype.byteorder == ">":
-            raise _damage(self._path, f"array {name} is stored as {found.dtype.str}")
+            raise self.damaged(f"array {name} is stored as {found.dtype.str}")
         return found

@@ -36,8 +36,8 @@ from opindex.index.index_filters import FILTER_COLUMNS, IndexFilters, filter_mas
 from opindex.search import (
     DEFAULT_MIN_SCORE,
     FIELD_SPECS,
-    INDEX_ARRAYS,
     KINDS,
+    STORED_ARRAYS,
     Alternative,
     Kind,
     Query,
@@ -45,22 +45,25 @@ from opindex.search import (
     Term,
     TermMatches,
     TokenIndex,
+    TokenRank,
     ValueTable,
     field_bests,
     gather,
     lookup_all,
     score_table,
     term_matches,
+    token_bounds,
     token_texts,
     top_rounded,
 )
 
 DIRECTORY: Final = "analysis"
 MANIFEST: Final = "manifest.json"
-FORMAT: Final = 3  # 3: varint token streams, packed value positions (DECISIONS D178, D179)
+FORMAT: Final = 4  # 4: token bounds from the text, token bitmaps (D181); 3: D178, D179
 MAX_SEGMENTS: Final = 8
-TABLE_ARRAYS: Final = tuple(field.name for field in fields(ValueTable) if field.init)
-"""The arrays of a segment's ValueTable, stored under their field names."""
+TABLE_ARRAYS: Final = tuple(f.name for f in fields(ValueTable) if f.name != "token_rank")
+"""A segment file's arrays; beside them it holds the token ids as ``posting_tokens`` or
+their bitmap as ``token_words`` (``TokenRank``; DECISIONS D181)."""
 
 NO_TRUST: Final[Mapping[str, VerifiedFile]] = {}
 IntArray = npt.NDArray[np.int64]
@@ -182,8 +185,11 @@ class _Files:
                 mapped = self._mapped(entry, trusted)
                 text = mapped.array("text")
                 joined = text.tobytes().decode("utf-8")
-                stored = {name: mapped.array(name) for name in INDEX_ARRAYS if mapped.has(name)}
-                arrays = stored if len(stored) == len(INDEX_ARRAYS) else None
+                stored = {name: mapped.array(name) for name in STORED_ARRAYS if mapped.has(name)}
+                arrays = None  # a slice without its trigram index: TokenIndex builds it
+                if len(stored) == len(STORED_ARRAYS):
+                    starts, lengths = token_bounds(text)  # read off the text (D181)
+                    arrays = {"starts": starts, "lengths": lengths, **stored}
                 # ASCII: the mapped UTF-8 bytes are the code points, one byte each
                 codes = text if len(text) == len(joined) else None
                 found = TokenIndex(joined, int(entry["base"]), arrays, codes)
@@ -198,7 +204,8 @@ class _Files:
             if found is None:
                 mapped = self._mapped(entry, trusted)
                 arrays: dict[str, Any] = {name: mapped.column(name) for name in TABLE_ARRAYS}
-                table = ValueTable(**arrays)  # posting values may be packed (D179)
+                rank = _token_rank(mapped)
+                table = ValueTable(**arrays, token_rank=rank)  # values may be packed (D179)
                 columns = {n: mapped.integers(n, signed=True) for n in FILTER_COLUMNS}
                 ids = mapped.integers("ids", signed=False)
                 found = KindSegment(ids, mapped.array("deleted"), columns, table)
@@ -342,6 +349,16 @@ class _Ranking:
     weighted: npt.NDArray[np.float64]
     docs: npt.NDArray[np.int64]
     segment: npt.NDArray[np.int64]
+
+
+def _token_rank(mapped: ArrayFile) -> TokenRank:
+    """A segment's token ids, stored as their bitmap or as a list."""
+    if not mapped.has("token_words"):
+        return TokenRank(mapped.integers("posting_tokens", signed=False))
+    words = mapped.array("token_words")
+    if words.dtype != np.dtype("<u8"):
+        raise mapped.damaged(f"array token_words is stored as {words.dtype.str}")
+    return TokenRank.of_words(words)
 
 
 def _holding(table: ValueTable, tokens: IntArray, among: BoolArray) -> BoolArray:

@@ -33,6 +33,7 @@ from opindex.index.index_filters import FILTER_COLUMNS, narrow_column, widen_col
 from opindex.search import (
     MAX_SLICE_TOKENS,
     PACKED_LIMIT,
+    STORED_ARRAYS,
     Kind,
     Packed24,
     ValueTable,
@@ -200,12 +201,10 @@ def newest_to_merge(counts: Sequence[int], most: int = SLICE_TOKENS) -> int:
 
 
 def _vocabulary_arrays(text: bytes) -> dict[str, Any]:
-    """A vocabulary slice as stored: its text and its trigram index (built once here);
-    token starts and lengths in the narrowest unsigned type that holds them."""
+    """A vocabulary slice as stored: its text and its trigram index (built once here),
+    without the token bounds, which readers take from the text (DECISIONS D181)."""
     arrays = index_arrays(text.decode("utf-8"))
-    for name in ("starts", "lengths"):
-        arrays[name] = _narrow(arrays[name])
-    return {"text": np.frombuffer(text, dtype=np.uint8), **arrays}
+    return {"text": np.frombuffer(text, dtype=np.uint8)} | {n: arrays[n] for n in STORED_ARRAYS}
 
 
 def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict[str, Any]:
@@ -258,7 +257,12 @@ def _table_arrays(table: ValueTable) -> dict[str, Column]:
     values = arrays["posting_values"]
     if values.dtype == np.uint32 and int(np.asarray(values).max()) < PACKED_LIMIT:
         arrays["posting_values"] = Packed24.of(np.asarray(values))
-    return arrays
+    # the token ids as a list or as their bitmap, whichever is smaller (D181)
+    listed = _narrow(table.token_rank.ids())
+    words = table.token_rank.words
+    if listed.nbytes <= words.nbytes:
+        return arrays | {"posting_tokens": listed}
+    return arrays | {"token_words": words}
 
 
 def _merged(segments: Sequence[KindSegment], older: bool = False) -> dict[str, Any]:

@@ -62,8 +62,14 @@ from opindex.search.snippet import extract_snippet
 from opindex.search.sorted_sets import expand_ranges, unique_sorted
 from opindex.search.thesaurus import BUILTIN_THESAURUS
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
+from opindex.search.token_rank import TokenRank
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
-from opindex.search.trigram_postings import INDEX_ARRAYS, MAX_SLICE_TOKENS, index_arrays
+from opindex.search.trigram_postings import (
+    MAX_SLICE_TOKENS,
+    STORED_ARRAYS,
+    index_arrays,
+    token_bounds,
+)
 from opindex.search.vector_rank import (
     TermMatches,
     ValueTable,
@@ -80,7 +86,6 @@ __all__ = [
     "DEEP_FIELDS",
     "DEFAULT_MIN_SCORE",
     "FIELD_SPECS",
-    "INDEX_ARRAYS",
     "KINDS",
     "KIND_KEYS",
     "KIND_LABELS",
@@ -88,6 +93,7 @@ __all__ = [
     "PACKED_DTYPE",
     "PACKED_LIMIT",
     "SHALLOW_FIELDS",
+    "STORED_ARRAYS",
     "Alternative",
     "AnalyzedDocument",
     "AnalyzedText",
@@ -111,6 +117,7 @@ __all__ = [
     "TermMatches",
     "Token",
     "TokenIndex",
+    "TokenRank",
     "ValueTable",
     "alternative_score",
     "analyze",
@@ -145,6 +152,7 @@ __all__ = [
     "search_with_relaxation_async",
     "table_from_arrays",
     "term_matches",
+    "token_bounds",
     "token_texts",
     "tokenize",
     "top_records",

@@ -49,8 +49,9 @@ def inner_keys(token: str) -> list[int]:
     return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
 
 
-INDEX_ARRAYS: tuple[str, ...] = ("starts", "lengths", "keys", "offsets", "postings")
-"""The names of ``index_arrays``'s arrays."""
+STORED_ARRAYS: tuple[str, ...] = ("keys", "offsets", "postings")
+"""The arrays a stored slice holds beside its text: the token bounds are read off the
+text itself (``token_bounds``; DECISIONS D181)."""
 
 
 LENGTH_SHIFT = 24
@@ -70,6 +71,28 @@ def entries(locals_: npt.NDArray[Any], lengths: npt.NDArray[Any]) -> npt.NDArray
 def local_ids(found: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
     """The local ids of posting entries *found*."""
     return (found & LOCAL_MASK).astype(np.int32)
+
+
+def token_bounds(text: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Each token's start and length in code points, as ``index_arrays`` gives them, from
+    the UTF-8 bytes *text* of a slice's joined text; unsigned, starts in four bytes,
+    lengths in two where every token is shorter than 65,536 code points.
+
+    A token ends at each newline byte; a newline's code-point offset is its byte offset
+    less the continuation bytes (``10xxxxxx``) before it, so only text with non-ASCII
+    characters needs more than one pass."""
+    newlines = np.flatnonzero(text == _PAD)
+    high = np.flatnonzero(text >= 0x80)
+    if len(high):
+        continuation = high[(text[high] & 0xC0) == 0x80]
+        newlines = newlines - np.searchsorted(continuation, newlines)
+    if len(newlines) and int(newlines[-1]) > np.iinfo(np.uint32).max:
+        raise ValueError("a vocabulary slice's text holds fewer than 2**32 code points")
+    starts = newlines[:-1] + 1
+    lengths = newlines[1:] - starts
+    top = int(lengths.max()) if len(lengths) else 0
+    narrow = np.uint16 if top <= np.iinfo(np.uint16).max else np.uint32
+    return starts.astype(np.uint32), lengths.astype(narrow)
 
 
 def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:

@@ -61,23 +61,19 @@ class ValueTable:
     ``value_doc[v]``: the record position of value v; ``value_field[v]``: its field's
     position in the kind's field list; ``stream[stream_start[v]:stream_start[v+1]]``: its
     token ids in order, varint-coded (``token_streams``; ``value_tokens`` reads them).
-    ``posting_tokens`` (ascending) with ``posting_start`` and ``posting_values``: for each
-    token id, the values holding it (ascending; a segment file may hold them packed:
-    ``Packed24``). ``token_rank`` finds token ids among ``posting_tokens`` (built from
-    them when the table is made, not stored).
+    ``token_rank`` (the token ids the table holds, ascending) with ``posting_start`` and
+    ``posting_values``: for the token at rank r, the values holding it are
+    ``posting_values[posting_start[r]:posting_start[r+1]]`` (ascending; a segment file may
+    hold them packed: ``Packed24``).
     """
 
     value_doc: npt.NDArray[np.int32]
     value_field: npt.NDArray[np.uint8]
     stream_start: IntArray
     stream: npt.NDArray[np.uint8]
-    posting_tokens: npt.NDArray[np.int32]
+    token_rank: TokenRank = field(repr=False, compare=False)
     posting_start: IntArray
     posting_values: npt.NDArray[np.int32] | Packed24
-    token_rank: TokenRank = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "token_rank", TokenRank(self.posting_tokens))
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,10 +90,11 @@ def value_tokens(table: ValueTable, values: IntArray) -> tuple[IntArray, IntArra
     return token_streams.of_values(table.stream, table.stream_start, values)
 
 
-def _located(table: ValueTable, term: TermMatches) -> tuple[IntArray, FloatArray]:
-    """Where the term's tokens that *table* holds are in its postings, and their scores."""
+def _held(table: ValueTable, term: TermMatches) -> tuple[TermMatches, IntArray]:
+    """The term's tokens that *table* holds, with their scores, and where they are in its
+    postings."""
     found, at = table.token_rank.find(term.ids)
-    return at[found], term.scores[found]
+    return TermMatches(term.ids[found], term.scores[found]), at[found]
 
 
 def _postings(
@@ -114,7 +111,8 @@ def _postings(
 
 def gather(table: ValueTable, term: TermMatches) -> tuple[npt.NDArray[Any], FloatArray]:
     """The values holding any of the term's tokens, each with that token's score."""
-    return _postings(table, *_located(table, term))
+    held, at = _held(table, term)
+    return _postings(table, at, held.scores)
 
 
 def _group_starts(keys: IntArray) -> IntArray:
@@ -256,8 +254,9 @@ def score_table(
     terms, only the allowed records whose score bound can reach the gate
     (``coverage.within_reach``) are scored.
     """
-    located = [_located(table, term) for term in terms]
-    present = [TermMatches(table.posting_tokens[at].astype(np.int64), s) for at, s in located]
+    found = [_held(table, term) for term in terms]
+    present = [held for held, _ in found]
+    located = [(at, held.scores) for held, at in found]
     if score_bound(present, phrase) < gate_threshold(min_score):
         return Scored(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64))
     parts = [_postings(table, at, scores) for at, scores in located]
@@ -359,7 +358,7 @@ def table_from_arrays(
         value_field=value_field,
         stream_start=stream_start,
         stream=stream,
-        posting_tokens=posting_keys[first].astype(np.int32),
+        token_rank=TokenRank(posting_keys[first]),
         posting_start=np.r_[first, len(pairs)].astype(np.int64),
         posting_values=(pairs & 0xFFFFFFFF).astype(np.int32),
     )
