@@ -1,7 +1,7 @@
 """How fast this machine runs one fixed workload now, to compare runs of different hours.
 
 The same code measured 2.4 times slower on one day than on another on the same kind of
-machine (docs/BENCHMARKS.md, *Schema version 10*): a latency figure means little without
+machine (docs/DECISIONS.md D182): a latency figure means little without
 the machine's speed beside it. The workload is a pure-Python loop and a NumPy sort, the two
 kinds of work a search does; its CPU time is taken on this thread, the median of a few runs.
 """
