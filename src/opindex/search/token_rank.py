@@ -35,17 +35,17 @@ class TokenRank:
         top = int(ids[-1]) + 1 if len(ids) else 0
         marks = np.zeros(-(-top // _BITS) * _BITS, dtype=bool)
         marks[ids] = True
-        self._set(np.packbits(marks, bitorder="little").view(np.uint64), top)
+        self._set(np.packbits(marks, bitorder="little").view(np.uint64))
 
     @classmethod
     def of_words(cls, words: npt.NDArray[np.uint64]) -> TokenRank:
         """The ids whose bits *words* (``words``, as stored) sets."""
         rank = cls.__new__(cls)
-        rank._set(words, len(words) * _BITS)
+        rank._set(words)
         return rank
 
-    def _set(self, words: npt.NDArray[np.uint64], top: int) -> None:
-        self._top = top
+    def _set(self, words: npt.NDArray[np.uint64]) -> None:
+        self._top = len(words) * _BITS  # the bits past the largest id are clear
         self._words = words
         before = np.zeros(len(words) + 1, dtype=np.int64)
         np.cumsum(np.bitwise_count(words), out=before[1:])
