@@ -151,21 +151,22 @@ def test_a_column_of_the_wrong_type_or_length_is_damage(
         _Files(segment.parent).segment(entry)
 
 
-def test_token_ids_stored_as_a_float_list_or_a_narrow_bitmap_are_damage(
-    tmp_path: Path,
+@pytest.mark.parametrize(("form", "dtype"), [("token_words", "<u4"), ("posting_tokens", "<f4")])
+def test_token_ids_stored_as_a_narrow_bitmap_or_a_float_list_are_damage(
+    tmp_path: Path, form: str, dtype: str
 ) -> None:
-    # DECISIONS D181: a segment holds its token ids as a list or as a bitmap of 64-bit words
+    # DECISIONS D181: a segment holds its token ids as a bitmap of 64-bit words where that is
+    # smaller (5,000 ids: 79 words), else as a list (a few ids of a small later commit)
     index = TenantIndex.create(tmp_path / "index")
-    index.upsert([work_package(1, "budget", assignee_id=5)])
+    index.upsert([work_package(1, " ".join(f"w{i}" for i in range(5_000)))])
     index.commit()
-    segment = _segment(index)
-    _, _, header = _header(segment)
-    arrays = header["arrays"]
-    assert isinstance(arrays, dict)
-    if "token_words" in arrays:
-        edit: dict[str, str | int] = {"token_words.dtype": "<u4"}
-    else:
-        edit = {"posting_tokens.dtype": "<f4"}
-    entry = _rewritten(segment, edit)
-    with pytest.raises(IndexDamagedError, match=r"stored as <[uf]4"):
-        _Files(segment.parent).segment(entry)
+    index.upsert([work_package(2, "w7")])
+    index.commit()
+    root = _segment(index).parent
+    manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    segments = [root / entry["name"] for entry in manifest["kinds"]["work_package"]]
+    holding = [path for path in segments if form in str(_header(path)[2]["arrays"])]
+    assert len(segments) == 2 and len(holding) == 1
+    entry = _rewritten(holding[0], {f"{form}.dtype": dtype})
+    with pytest.raises(IndexDamagedError, match=f"array {form} is stored as {dtype}"):
+        _Files(holding[0].parent).segment(entry)

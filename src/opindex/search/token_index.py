@@ -99,8 +99,9 @@ class TokenIndex:
     """The tokens of one vocabulary slice, with ids ``base .. base + size - 1``.
 
     *joined* is ``"\\n" + "\\n".join(tokens) + "\\n"`` (tokens hold no newline);
-    *arrays* its ``index_arrays`` when they were stored (else they are built: two sorts
-    of the trigram keys, a few seconds per million tokens). *codes*: the code points of
+    *arrays* its ``index_arrays`` when the slice was stored with them (the stored trigram
+    arrays and the bounds ``token_bounds`` reads off the text; else they are built: two
+    sorts of the trigram keys, a few seconds per million tokens). *codes*: the code points of
     *joined* (``token_batch.code_points``), when the caller holds them already (an ASCII
     vocabulary's stored UTF-8 bytes); else they are computed at the first search.
     """
@@ -116,7 +117,7 @@ class TokenIndex:
         self._codes = codes
         self.base = base
         built = index_arrays(joined) if arrays is None else arrays
-        self.starts: npt.NDArray[Any] = built["starts"]  # int64, or stored narrow and unsigned
+        self.starts: npt.NDArray[Any] = built["starts"]  # int64, or narrow (``token_bounds``)
         self.lengths: npt.NDArray[Any] = built["lengths"]
         self._keys: IntArray = built["keys"]
         self._offsets: IntArray = built["offsets"]

@@ -61,9 +61,6 @@ class TokenRank:
         bits = np.unpackbits(self._words.view(np.uint8), bitorder="little")
         return np.flatnonzero(bits).astype(np.int64)
 
-    def __len__(self) -> int:
-        return int(self._before[-1])
-
     def find(self, ids: npt.NDArray[Any]) -> tuple[BoolArray, IntArray]:
         """Per id of *ids* (integers): whether the list holds it, and where (its position
         in the list where it does; meaningless elsewhere)."""

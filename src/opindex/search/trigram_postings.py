@@ -97,7 +97,7 @@ def token_bounds(text: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[Any], npt.NDA
 
 def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     """The arrays of the trigram index of *joined* (see ``TokenIndex``): token ``starts``
-    and ``lengths`` (code points; a stored slice holds them narrow and unsigned),
+    and ``lengths`` (code points; not stored: ``token_bounds`` reads them off the text),
     distinct trigram ``keys`` (ascending), and for each key the tokens holding it,
     ``postings[offsets[k]:offsets[k + 1]]``, as entries (``entries``: by length, then
     id, ascending). Written with the vocabulary slice at commit, so a reader maps them
