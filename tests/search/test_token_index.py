@@ -13,7 +13,14 @@ from opindex.search.analysis import AnalyzedText
 from opindex.search.match import token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
-from opindex.search.trigram_postings import LENGTH_SHIFT, LOCAL_MASK, index_arrays, token_bounds
+from opindex.search.trigram_postings import (
+    LENGTH_CAP,
+    LENGTH_SHIFT,
+    LOCAL_MASK,
+    index_arrays,
+    padded_keys,
+    token_bounds,
+)
 
 LETTERS = "abcdeßσüé日0"
 
@@ -187,3 +194,60 @@ def test_token_bounds_read_off_the_text_are_the_index_arrays(tokens: list[str]) 
     assert starts.dtype == np.uint32
     assert lengths.dtype == (np.uint32 if tokens and tokens[0].startswith("ß") else np.uint16)
     assert [joined[s : s + n] for s, n in zip(starts, lengths, strict=True)] == tokens
+
+
+def _reference_arrays(tokens: list[str]) -> tuple[list[int], list[list[tuple[int, int]]]]:
+    """The trigram index by its definition: each distinct padded trigram key, and the
+    (capped length, local id) of the tokens holding it, by length, then id."""
+    holding: dict[int, set[tuple[int, int]]] = {}
+    for local, token in enumerate(tokens):
+        for key in padded_keys(token):
+            holding.setdefault(key, set()).add((min(len(token), LENGTH_CAP), local))
+    keys = sorted(holding)
+    return keys, [sorted(holding[key]) for key in keys]
+
+
+@pytest.mark.parametrize(
+    "tokens",
+    [
+        ["a"],
+        ["aaaa", "aa", "abab", "b"],  # trigrams repeated inside a token
+        ["zoë", "naïve", "東京", "𝔘nicode", "x", "ß" * 130],  # up to four UTF-8 bytes, capped
+        # more than 1,625 distinct code points: keys sorted, not ranked by alphabet
+        ["".join(chr(0x4E00 + (7 * i + j) % 2_000) for j in range(5)) for i in range(600)],
+    ],
+)
+def test_index_arrays_hold_every_padded_trigram_of_every_token(tokens: list[str]) -> None:
+    built = index_arrays("\n" + "".join(t + "\n" for t in tokens))
+    keys, lists = _reference_arrays(tokens)
+    assert built["keys"].tolist() == keys
+    offsets, postings = built["offsets"], built["postings"]
+    assert offsets[0] == 0 and offsets[-1] == len(postings) and postings.dtype == np.int32
+    found = [
+        [(int(e) >> LENGTH_SHIFT, int(e) & LOCAL_MASK) for e in postings[a:b]]
+        for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist(), strict=True)
+    ]
+    assert found == lists
+
+
+@settings(max_examples=40, deadline=None)
+@given(tokens=st.lists(st.text(LETTERS + "\U0001d518", min_size=1, max_size=12), max_size=40))
+def test_index_arrays_match_the_definition_on_any_tokens(tokens: list[str]) -> None:
+    built = index_arrays("\n" + "".join(t + "\n" for t in tokens))
+    keys, lists = _reference_arrays(tokens)
+    assert built["keys"].tolist() == keys
+    assert [len(held) for held in lists] == np.diff(built["offsets"]).tolist()
+
+
+def test_a_slice_without_its_trigram_index_builds_it_at_its_first_look_up() -> None:
+    tokens = ["budget", "budgets", "bugdet", "review"]
+    joined = "\n" + "".join(t + "\n" for t in tokens)
+    starts, lengths = token_bounds(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8))
+    lazy = TokenIndex(joined, 3, {"starts": starts, "lengths": lengths})
+    assert lazy._trigrams is None and lazy.token(2) == "bugdet"  # bounds alone
+    stored = TokenIndex(joined, 3, {"starts": starts, "lengths": lengths, **index_arrays(joined)})
+    for word in ("budget", "budg", "bugdet", "revew"):
+        alternative = Alternative(word)
+        got, want = lazy.matches(alternative), stored.matches(alternative)
+        assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+    assert lazy._trigrams is not None

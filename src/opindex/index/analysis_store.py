@@ -185,11 +185,12 @@ class _Files:
                 mapped = self._mapped(entry, trusted)
                 text = mapped.array("text")
                 joined = text.tobytes().decode("utf-8")
+                # a small slice is stored without its trigram index: TokenIndex builds it
                 stored = {name: mapped.array(name) for name in STORED_ARRAYS if mapped.has(name)}
-                arrays = None  # a slice without its trigram index: TokenIndex builds it
-                if len(stored) == len(STORED_ARRAYS):
-                    starts, lengths = token_bounds(text)  # read off the text (D181)
-                    arrays = {"starts": starts, "lengths": lengths, **stored}
+                if 0 < len(stored) < len(STORED_ARRAYS):
+                    raise mapped.damaged("holds only part of its trigram index")
+                starts, lengths = token_bounds(text)  # read off the text (D181)
+                arrays = {"starts": starts, "lengths": lengths, **stored}
                 # ASCII: the mapped UTF-8 bytes are the code points, one byte each
                 codes = text if len(text) == len(joined) else None
                 found = TokenIndex(joined, int(entry["base"]), arrays, codes)

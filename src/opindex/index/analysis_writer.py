@@ -117,7 +117,7 @@ class AnalysisWriter:
             text = ("\n" + "\n".join(tokens) + "\n").encode("utf-8")
             check = write_arrays(
                 root / f"vocabulary-{counter:06d}.bin",
-                _vocabulary_arrays(text),
+                _vocabulary_arrays(text, len(tokens)),
                 {"tokens": len(tokens)},
             )
             manifest["vocabulary"].append(
@@ -133,7 +133,7 @@ class AnalysisWriter:
             count = sum(x.size for x in slices)
             check = write_arrays(
                 root / f"vocabulary-{counter:06d}.bin",
-                _vocabulary_arrays(text),
+                _vocabulary_arrays(text, count),
                 {"tokens": count},
             )
             dropped.extend(e["name"] for e in group)
@@ -200,11 +200,20 @@ def newest_to_merge(counts: Sequence[int], most: int = SLICE_TOKENS) -> int:
     return group if group >= 2 else 0
 
 
-def _vocabulary_arrays(text: bytes) -> dict[str, Any]:
-    """A vocabulary slice as stored: its text and its trigram index (built once here),
-    without the token bounds, which readers take from the text (DECISIONS D181)."""
+STORED_INDEX_TOKENS = 1 << 16
+"""A vocabulary slice of at least this many tokens is stored with its trigram index; a
+smaller one without, and a reader builds it at its first look-up (DECISIONS D183)."""
+
+
+def _vocabulary_arrays(text: bytes, count: int) -> dict[str, Any]:
+    """A vocabulary slice of *count* tokens as stored: its text, and its trigram index
+    (built once here) when the slice is large; never the token bounds, which readers
+    take from the text (DECISIONS D181)."""
+    stored: dict[str, Any] = {"text": np.frombuffer(text, dtype=np.uint8)}
+    if count < STORED_INDEX_TOKENS:
+        return stored
     arrays = index_arrays(text.decode("utf-8"))
-    return {"text": np.frombuffer(text, dtype=np.uint8)} | {n: arrays[n] for n in STORED_ARRAYS}
+    return stored | {n: arrays[n] for n in STORED_ARRAYS}
 
 
 def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict[str, Any]:

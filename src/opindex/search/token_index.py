@@ -51,11 +51,13 @@ from opindex.search.trigram_count import weighed_at_least
 from opindex.search.trigram_postings import (
     LENGTH_CAP,
     LENGTH_SHIFT,
+    STORED_ARRAYS,
     head_keys,
     index_arrays,
     inner_keys,
     local_ids,
     padded_keys,
+    token_bounds,
 )
 from opindex.search.vector_rank import TermMatches
 
@@ -99,11 +101,14 @@ class TokenIndex:
     """The tokens of one vocabulary slice, with ids ``base .. base + size - 1``.
 
     *joined* is ``"\\n" + "\\n".join(tokens) + "\\n"`` (tokens hold no newline);
-    *arrays* its ``index_arrays`` when the slice was stored with them (the stored trigram
-    arrays and the bounds ``token_bounds`` reads off the text; else they are built: two
-    sorts of the trigram keys, a few seconds per million tokens). *codes*: the code points of
-    *joined* (``token_batch.code_points``), when the caller holds them already (an ASCII
-    vocabulary's stored UTF-8 bytes); else they are computed at the first search.
+    *arrays* the token bounds (``starts``, ``lengths``: ``token_bounds`` reads them off
+    the stored text) and, when the slice was stored with them, its trigram arrays
+    (``keys``, ``offsets``, ``postings``: ``index_arrays``). What is missing is built:
+    the bounds at once, the trigram index at the first look-up (one sort of the trigram
+    windows, about 0.6 s per million tokens; a small slice is stored without it, D183).
+    *codes*: the code points of *joined* (``token_batch.code_points``), when the caller
+    holds them already (an ASCII vocabulary's stored UTF-8 bytes); else they are computed
+    at the first search.
     """
 
     def __init__(
@@ -116,16 +121,32 @@ class TokenIndex:
         self.joined = joined
         self._codes = codes
         self.base = base
-        built = index_arrays(joined) if arrays is None else arrays
-        self.starts: npt.NDArray[Any] = built["starts"]  # int64, or narrow (``token_bounds``)
-        self.lengths: npt.NDArray[Any] = built["lengths"]
-        self._keys: IntArray = built["keys"]
-        self._offsets: IntArray = built["offsets"]
-        self._postings: npt.NDArray[np.int32] = built["postings"]
+        given: Mapping[str, npt.NDArray[Any]] = {} if arrays is None else arrays
+        if "starts" in given:
+            self.starts: npt.NDArray[Any] = given["starts"]  # narrow when read off the text
+            self.lengths: npt.NDArray[Any] = given["lengths"]
+        else:
+            self.starts, self.lengths = token_bounds(
+                np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
+            )
+        self._trigrams: tuple[IntArray, IntArray, npt.NDArray[np.int32]] | None = None
+        if all(name in given for name in STORED_ARRAYS):
+            self._trigrams = (given["keys"], given["offsets"], given["postings"])
+        self._building = threading.Lock()
         self.size = len(self.starts)
         self._cache: OrderedDict[Alternative, tuple[IntArray, FloatArray]] = OrderedDict()
         self._lock = threading.Lock()
         self._folded: tuple[str, npt.NDArray[Any]] | None = None
+
+    def trigrams(self) -> tuple[IntArray, IntArray, npt.NDArray[np.int32]]:
+        """The trigram index's keys, offsets and postings (built at the first call when
+        the slice was not stored with them)."""
+        if self._trigrams is None:
+            with self._building:
+                if self._trigrams is None:
+                    built = index_arrays(self.joined)
+                    self._trigrams = (built["keys"], built["offsets"], built["postings"])
+        return self._trigrams
 
     def folded(self) -> tuple[str, npt.NDArray[Any]]:
         """``joined`` case-folded token by token, and each token's start in it (for
@@ -160,10 +181,11 @@ class TokenIndex:
         return code_matrix(self._codes, starts, shown), lengths
 
     def _posting(self, key: int) -> npt.NDArray[np.int32]:
-        at = int(np.searchsorted(self._keys, key))
-        if at == len(self._keys) or int(self._keys[at]) != key:
+        keys, offsets, postings = self.trigrams()
+        at = int(np.searchsorted(keys, key))
+        if at == len(keys) or int(keys[at]) != key:
             return np.zeros(0, dtype=np.int32)
-        return self._postings[self._offsets[at] : self._offsets[at + 1]]
+        return postings[offsets[at] : offsets[at + 1]]
 
     def _holding_all(self, keys: list[int]) -> npt.NDArray[np.int32]:
         """Entries (ascending) of the tokens holding every one of *keys*."""

@@ -10,6 +10,7 @@ D156).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -95,14 +96,50 @@ def token_bounds(text: npt.NDArray[np.uint8]) -> tuple[npt.NDArray[Any], npt.NDA
     return starts.astype(np.uint32), lengths.astype(narrow)
 
 
+_ENTRY_BITS = 31  # a posting entry is below 2**31: a window's trigram rank goes above it
+_SMALL_ALPHABET = 1625  # 1625**3 < 2**32: three code-point ranks make one trigram rank
+
+
+def _trigram_ranks(
+    codes: npt.NDArray[np.uint32],
+) -> tuple[npt.NDArray[np.int64], Callable[[npt.NDArray[np.int64]], npt.NDArray[np.int64]]]:
+    """For the windows of three code points in *codes*: each window's rank among the
+    trigrams in key order, and the function giving the keys of ranks.
+
+    A slice's alphabet is usually small (letters, digits, a few marks): then a window's
+    rank is its three code points' ranks in the alphabet as three digits, no sort needed.
+    Otherwise the keys themselves are sorted and a rank is a key's place among them."""
+    present = np.zeros(int(codes.max()) + 1, dtype=bool)
+    present[codes] = True
+    alphabet = np.flatnonzero(present).astype(np.int64)
+    width = len(alphabet)
+    if width <= _SMALL_ALPHABET:
+        rank = (np.cumsum(present, dtype=np.int64) - 1)[codes]
+
+        def keys_of(ranks: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+            first, rest = np.divmod(ranks, width * width)
+            second, third = np.divmod(rest, width)
+            high = (alphabet[first] << (2 * _SHIFT)) | (alphabet[second] << _SHIFT)
+            return high | alphabet[third]
+
+        return (rank[:-2] * width + rank[1:-1]) * width + rank[2:], keys_of
+    wide = codes.astype(np.int64)
+    keys = (wide[:-2] << (2 * _SHIFT)) | (wide[1:-1] << _SHIFT) | wide[2:]
+    distinct, ranks = np.unique(keys, return_inverse=True)
+    return ranks.astype(np.int64).reshape(-1), lambda found: distinct[found]
+
+
 def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     """The arrays of the trigram index of *joined* (see ``TokenIndex``): token ``starts``
     and ``lengths`` (code points; not stored: ``token_bounds`` reads them off the text),
     distinct trigram ``keys`` (ascending), and for each key the tokens holding it,
     ``postings[offsets[k]:offsets[k + 1]]``, as entries (``entries``: by length, then
-    id, ascending). Written with the vocabulary slice at commit, so a reader maps them
-    instead of sorting."""
-    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    id, ascending). Written with a large vocabulary slice at commit, so a reader maps them
+    instead of building them; built at open for a small one (DECISIONS D183).
+
+    One sort: each window's trigram rank (``_trigram_ranks``) and its token's entry make
+    one int64, ordered by trigram, then entry; a token's repeated trigram is one value."""
+    codes = np.frombuffer(joined.encode("utf-32-le"), dtype=np.uint32)
     newlines = np.flatnonzero(codes == _PAD)
     starts = newlines[:-1] + 1
     lengths = newlines[1:] - starts
@@ -116,23 +153,22 @@ def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
                 "postings": np.zeros(0, dtype=np.int32)}  # fmt: skip
     # Two newlines between tokens: the windows of three code points then tile the tokens
     # exactly, L + 2 windows for a token of length L.
-    padded = joined.replace("\n", "\n\n")
-    codes = np.frombuffer(padded.encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
-    keys = (codes[:-2] << (2 * _SHIFT)) | (codes[1:-1] << _SHIFT) | codes[2:]
-    owners = np.repeat(entries(np.arange(size), lengths), lengths + 2)
-    order = np.argsort(keys, kind="stable")  # stable: owners stay ascending per key
-    keys, owners = keys[order], owners[order]
-    keep = np.ones(len(keys), dtype=bool)
-    keep[1:] = (keys[1:] != keys[:-1]) | (owners[1:] != owners[:-1])
-    keys, owners = keys[keep], owners[keep]
-    first = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]])
-    # entries ascend per key (by length, then id): sort by (key group, entry) at once
-    group = np.repeat(np.arange(len(first), dtype=np.int64), np.diff(np.r_[first, len(keys)]))
-    owners = owners[np.argsort((group << 32) | owners.astype(np.int64))]
+    padded = np.frombuffer(joined.replace("\n", "\n\n").encode("utf-32-le"), dtype=np.uint32)
+    ranks, keys_of = _trigram_ranks(padded)
+    if len(ranks) and int(ranks.max()) >= 1 << (63 - _ENTRY_BITS):
+        raise ValueError("a vocabulary slice holds fewer than 2**32 distinct trigrams")
+    owners = np.repeat(entries(np.arange(size), lengths).astype(np.int64), lengths + 2)
+    combined = (ranks << _ENTRY_BITS) | owners
+    combined.sort()
+    keep = np.ones(len(combined), dtype=bool)
+    keep[1:] = combined[1:] != combined[:-1]
+    combined = combined[keep]
+    held = combined >> _ENTRY_BITS
+    first = np.flatnonzero(np.r_[True, held[1:] != held[:-1]])
     return {
         "starts": starts,
         "lengths": lengths,
-        "keys": keys[first],
-        "offsets": np.r_[first, len(keys)].astype(np.int64),
-        "postings": owners,
+        "keys": keys_of(held[first]),
+        "offsets": np.r_[first, len(combined)].astype(np.int64),
+        "postings": (combined & ((1 << _ENTRY_BITS) - 1)).astype(np.int32),
     }

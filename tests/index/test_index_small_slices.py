@@ -1,0 +1,98 @@
+"""Vocabulary slices below ``STORED_INDEX_TOKENS`` are stored as text alone (DECISIONS
+D183): the reader builds their trigram index at the first look-up and answers the same."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from pathlib import Path
+
+import pytest
+from index_fixtures import work_package
+
+from opindex.errors import IndexDamagedError
+from opindex.index import TenantIndex, analysis_writer
+from opindex.index.analysis_segment import MAGIC
+from opindex.index.analysis_store import DIRECTORY, MANIFEST, _Files
+from opindex.records import Record
+from opindex.search.fields import rank_documents
+from opindex.search.query import parse_query
+
+QUERIES = ("budget", "budgte", "budg*", "invoic", "quarterly review", "revew", "w1234", "zzz")
+
+
+def _records() -> list[Record]:
+    rng = random.Random(5)
+    words = ["budget", "invoice", "quarterly", "review", "vendor", "budgets", "invoicing"]
+    return [
+        work_package(
+            i,
+            rng.choice(words),
+            " ".join(rng.choice(words) + f" w{rng.randrange(3000)}" for _ in range(30)),
+        )
+        for i in range(1, 60)
+    ]
+
+
+def _vocabulary_arrays(index: TenantIndex) -> list[set[str]]:
+    root = index.directory.generation_path(index.generation) / DIRECTORY
+    manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    found = []
+    for entry in manifest["vocabulary"]:
+        data = (root / entry["name"]).read_bytes()
+        length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+        header = json.loads(data[len(MAGIC) + 8 : len(MAGIC) + 8 + length])
+        found.append(set(header["arrays"]))
+    return found
+
+
+def _ranked(index: TenantIndex, text: str) -> list[tuple[int, float]]:
+    found, scores, _ = index.ranked(parse_query(text), "work_package", limit=10_000)
+    return [(r.id, s) for r, s in zip(found, scores, strict=True)]
+
+
+def test_a_small_slice_is_stored_as_text_and_answers_as_a_stored_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    records = _records()
+    small = TenantIndex.create(tmp_path / "small")
+    small.upsert(records)
+    small.commit()
+    assert _vocabulary_arrays(small) == [{"text"}]
+    monkeypatch.setattr(analysis_writer, "STORED_INDEX_TOKENS", 1)
+    stored = TenantIndex.create(tmp_path / "stored")
+    stored.upsert(records)
+    stored.commit()
+    assert _vocabulary_arrays(stored) == [{"text", "keys", "offsets", "postings"}]
+    reopened = TenantIndex(tmp_path / "small")  # a new reader builds the index again
+    for text in QUERIES:
+        want = [
+            (r.record.id, r.score)
+            for r in rank_documents(
+                [r.document for r in records], parse_query(text), "work_package"
+            )
+        ]
+        assert _ranked(small, text) == _ranked(stored, text) == _ranked(reopened, text) == want
+
+
+def test_a_slice_holding_part_of_its_trigram_index_is_damage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(analysis_writer, "STORED_INDEX_TOKENS", 1)
+    index = TenantIndex.create(tmp_path / "index")
+    index.upsert(_records())
+    index.commit()
+    root = index.directory.generation_path(index.generation) / DIRECTORY
+    entry = json.loads((root / MANIFEST).read_text(encoding="utf-8"))["vocabulary"][0]
+    path = root / entry["name"]
+    data = bytearray(path.read_bytes())
+    length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
+    start = len(MAGIC) + 8
+    header = json.loads(data[start : start + length])
+    del header["arrays"]["postings"]
+    data[start : start + length] = json.dumps(header).encode("utf-8").ljust(length)
+    path.write_bytes(bytes(data))
+    damaged = {**entry, "size": len(data), "sha256": hashlib.sha256(bytes(data)).hexdigest()}
+    with pytest.raises(IndexDamagedError, match="holds only part of its trigram index"):
+        _Files(root).vocabulary(damaged)
