@@ -7,7 +7,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from opindex.search import match as match_module
-from opindex.search.analysis import _LATIN_FOLDS, AnalyzedText, fold_latin
+from opindex.search.analysis import (
+    _LATIN_FOLDS,
+    LONG_TEXT,
+    AnalyzedText,
+    _fold_long,
+    _fold_short,
+    fold_latin,
+    folded_latin,
+    latin_expansions,
+)
 from opindex.search.match import BASE_SCALE, QueryMatcher, score_field, token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
 from opindex.search.tokenizer import token_texts, tokenize
@@ -167,3 +176,25 @@ def test_folded_latin_text_is_the_translation_by_the_table(text: str) -> None:
     assert fold_latin(text) == (
         translated if translated.isascii() and max(text, default="a") < "\u0250" else None
     )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x2FF), max_size=60))
+def test_the_numpy_fold_of_long_texts_is_the_codecs(text: str) -> None:
+    # LONG_TEXT chooses the path by length only: both must agree on every text
+    short = _fold_short(text)
+    expected = None if short is None else (short, latin_expansions(text))
+    assert _fold_long(text) == expected
+
+
+def test_a_long_text_is_folded_with_its_expansions_and_its_tokens_found() -> None:
+    text = ("Gößmann ½ straße Æsir naïve café " * 100)[: LONG_TEXT + 7]
+    assert len(text) >= LONG_TEXT
+    assert folded_latin(text) == (
+        text.translate(_LATIN_FOLDS),
+        latin_expansions(text),
+    )
+    assert fold_latin(text + "©") is None and fold_latin(text + "λ") is None
+    targets = {"gossmann", "12", "strasse", "aesir", "naive"}
+    expected = tuple(span.start for span in tokenize(text) if span.text in targets)
+    assert token_starts(AnalyzedText(text), targets) == expected and len(expected) > 300

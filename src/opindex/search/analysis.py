@@ -8,6 +8,9 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from opindex.search.document import Kind, SearchDocument
 from opindex.search.tokenizer import Token, normalize_token, token_texts, tokenize
 
@@ -52,13 +55,37 @@ def _fold_run(error: UnicodeError) -> tuple[str, int]:
 codecs.register_error(_FOLD_ERRORS, _fold_run)
 
 
-def fold_latin(text: str) -> str | None:
-    """*text* with its Latin letters folded to ASCII (see ``_latin_folds``), or None when
-    it holds other non-ASCII characters. ``token_texts`` of the result equals that of
-    *text*; when both have the same length, every offset is unchanged too.
+LONG_TEXT = 2_048
+"""From this many characters ``fold_latin`` folds a text in one numpy pass over its code
+points; below it the codec's error handler costs less (2026-12-07, thread CPU per text:
+40 characters 0.9 against 12.7 µs, 1,000 characters 17.8 against 17.6 µs, 4,000
+characters 67.9 against 31.1 µs)."""
 
-    Equal to ``text.translate(_LATIN_FOLDS)`` when that is ASCII; the ASCII encoder
-    copies the ASCII stretches in C and calls ``_fold_run`` on the others only."""
+_SINGLE_SENTINEL = 0xFF
+
+
+def _single_folds() -> tuple[npt.NDArray[np.uint8], dict[int, str]]:
+    """For each code point below ``_FOLDED_BELOW``: the one ASCII character it folds to
+    (itself when ASCII), else ``_SINGLE_SENTINEL``; and the folds of several characters."""
+    single = np.full(_FOLDED_BELOW, _SINGLE_SENTINEL, dtype=np.uint8)
+    several: dict[int, str] = {}
+    for code, fold in enumerate(_LATIN_FOLDS):
+        if code < 0x80:
+            single[code] = code
+        elif fold != chr(code) and len(fold) == 1:
+            single[code] = ord(fold)
+        elif fold != chr(code):
+            several[code] = fold
+    return single, several
+
+
+_SINGLE_FOLDS, _SEVERAL_FOLDS = _single_folds()
+
+Expansions = list[tuple[int, int]]
+"""Where a folded text is longer (``latin_expansions``)."""
+
+
+def _fold_short(text: str) -> str | None:
     if _BEYOND_FOLDS.search(text):
         return None
     try:
@@ -67,15 +94,66 @@ def fold_latin(text: str) -> str | None:
         return None
 
 
+def _fold_long(text: str) -> tuple[str, Expansions] | None:
+    """``folded_latin`` in one numpy pass: each code point mapped to its one-character
+    fold, the few that fold to several spliced in."""
+    codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+    if len(codes) and int(codes.max()) >= _FOLDED_BELOW:
+        return None
+    mapped = _SINGLE_FOLDS[codes]
+    pieces: list[str] = []
+    expansions: Expansions = []
+    start, added = 0, 0
+    for at in np.flatnonzero(mapped == _SINGLE_SENTINEL).tolist():
+        fold = _SEVERAL_FOLDS.get(int(codes[at]))
+        if fold is None:  # a character that folds to itself (a symbol): not ASCII
+            return None
+        pieces += [mapped[start:at].tobytes().decode("ascii"), fold]
+        expansions.append((at + added, len(fold) - 1))
+        added += len(fold) - 1
+        start = at + 1
+    pieces.append(mapped[start:].tobytes().decode("ascii"))
+    return "".join(pieces), expansions
+
+
+def fold_latin(text: str) -> str | None:
+    """*text* with its Latin letters folded to ASCII (see ``_latin_folds``), or None when
+    it holds other non-ASCII characters. ``token_texts`` of the result equals that of
+    *text*; when both have the same length, every offset is unchanged too.
+
+    Equal to ``text.translate(_LATIN_FOLDS)`` when that is ASCII; the ASCII encoder
+    copies the ASCII stretches in C and calls ``_fold_run`` on the others only, and a
+    long text is folded by numpy (``LONG_TEXT``)."""
+    if text.isascii():
+        return text
+    if len(text) >= LONG_TEXT:
+        found = _fold_long(text)
+        return None if found is None else found[0]
+    return _fold_short(text)
+
+
+def folded_latin(text: str) -> tuple[str, Expansions] | None:
+    """``fold_latin(text)`` and, where it is longer than *text*, ``latin_expansions(text)``
+    (else no expansions), or None."""
+    if text.isascii():
+        return text, []
+    if len(text) >= LONG_TEXT:
+        return _fold_long(text)
+    folded = _fold_short(text)
+    if folded is None:
+        return None
+    return folded, latin_expansions(text) if len(folded) != len(text) else []
+
+
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
-def latin_expansions(text: str) -> list[tuple[int, int]]:
+def latin_expansions(text: str) -> Expansions:
     """Where ``fold_latin(text)`` (not None) is longer than *text*: each character folded
     to several ("ß" -> "ss", "½" -> "12") as (its position in the folded text, the
     characters it adds), in order. A folded offset maps back by subtracting what the
     characters before it added."""
-    found: list[tuple[int, int]] = []
+    found: Expansions = []
     added = 0
     for match in _NON_ASCII.finditer(text):
         extra = len(_LATIN_FOLDS[ord(match.group())]) - 1

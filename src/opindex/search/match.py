@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from opindex.search.analysis import AnalyzedText, fold_latin, latin_expansions
+from opindex.search.analysis import AnalyzedText, folded_latin
 from opindex.search.query import Query, alternative_score, parse_query
 from opindex.search.score import SHARED_PREFIX_MIN, edit_budget
 from opindex.search.tokenizer import RUN_PATTERN as _RUN_RE
@@ -297,11 +297,9 @@ def text_token_starts(text: str, targets: AbstractSet[str]) -> tuple[int, ...]:
     """Start offsets in *text* of the tokens whose normalized form is in *targets*."""
     expansions: list[tuple[int, int]] = []
     if not text.isascii():
-        folded = fold_latin(text)
-        if folded is not None:  # Latin letters only: runs and tokens as in the folded text
-            if len(folded) != len(text):
-                expansions = latin_expansions(text)
-            text = folded
+        found = folded_latin(text)
+        if found is not None:  # Latin letters only: runs and tokens as in the folded text
+            text, expansions = found
     if text.isascii():
         # ASCII tokens are the runs themselves, lowercased: find them directly.
         starts = _ascii_token_starts(text, targets)
