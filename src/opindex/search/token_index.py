@@ -105,7 +105,7 @@ class TokenIndex:
     the stored text) and, when the slice was stored with them, its trigram arrays
     (``keys``, ``offsets``, ``postings``: ``index_arrays``). What is missing is built:
     the bounds at once, the trigram index at the first look-up (one sort of the trigram
-    windows, about 0.6 s per million tokens; a small slice is stored without it, D183).
+    windows, under a second per million tokens; a small slice is stored without it, D183).
     *codes*: the code points of *joined* (``token_batch.code_points``), when the caller
     holds them already (an ASCII vocabulary's stored UTF-8 bytes); else they are computed
     at the first search.

@@ -1,8 +1,9 @@
 """A vocabulary slice's trigram postings: the keys of a token's padded trigrams and the
-arrays stored with the slice (``index_arrays``), which ``token_index.TokenIndex`` reads.
+arrays of its index (``index_arrays``: stored with a large slice, built at open for a small
+one, DECISIONS D183), which ``token_index.TokenIndex`` reads.
 
 A token is padded as ``"\\n\\n" + token + "\\n\\n"``; each window of three code points is
-one int64 key (21 bits a code point). For each distinct key the slice stores the tokens
+one int64 key (21 bits a code point). For each distinct key the index holds the tokens
 holding it as posting entries, ``min(length, LENGTH_CAP) << LENGTH_SHIFT | local id``,
 ordered by length, then id, so a range of lengths is one run of each list (DECISIONS
 D156).
