@@ -23,6 +23,7 @@ from opindex.index.analysis_store import (
 )
 from opindex.index.analysis_writer import newest_to_merge
 from opindex.records import Record
+from opindex.search import STORED_ARRAYS
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 
@@ -209,7 +210,8 @@ def test_wide_token_ids_and_value_positions_are_stored_narrow(tmp_path: Path) ->
     assert (stored["stream"], stored["posting_values"]) == ("|u1", "<u3")
     assert stored["token_words"] == "<u8" and "posting_tokens" not in stored
     vocabulary = _stored_dtypes(next(root.glob("vocabulary-*.bin")))
-    assert set(vocabulary) == {"text", "keys", "offsets", "postings"}
+    assert set(vocabulary) == {"text", *STORED_ARRAYS}
+    assert vocabulary["deflated"] == "|u1"  # 70k tokens: every list short enough (D185)
     records[3] = work_package(3, "w5 budget w69998")  # a segment of three token ids
     index.upsert([records[3]])
     index.commit()

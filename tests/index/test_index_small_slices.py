@@ -1,5 +1,6 @@
 """Vocabulary slices below ``STORED_INDEX_TOKENS`` are stored as text alone (DECISIONS
-D183): the reader builds their trigram index at the first look-up and answers the same."""
+D183): the reader builds their trigram index at the first look-up and answers the same;
+larger ones store it, their short posting lists deflated (D185)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import hashlib
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from index_fixtures import work_package
@@ -16,6 +18,7 @@ from opindex.index import TenantIndex, analysis_writer
 from opindex.index.analysis_segment import MAGIC
 from opindex.index.analysis_store import DIRECTORY, MANIFEST, _Files
 from opindex.records import Record
+from opindex.search import STORED_ARRAYS, trigram_postings
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 
@@ -64,7 +67,11 @@ def test_a_small_slice_is_stored_as_text_and_answers_as_a_stored_index(
     stored = TenantIndex.create(tmp_path / "stored")
     stored.upsert(records)
     stored.commit()
-    assert _vocabulary_arrays(stored) == [{"text", "keys", "offsets", "postings"}]
+    assert _vocabulary_arrays(stored) == [{"text", *STORED_ARRAYS}]
+    monkeypatch.setattr(trigram_postings, "PACKED_MAX", 8)  # lists stored in both forms
+    mixed = TenantIndex.create(tmp_path / "mixed")
+    mixed.upsert(records)
+    mixed.commit()
     reopened = TenantIndex(tmp_path / "small")  # a new reader builds the index again
     for text in QUERIES:
         want = [
@@ -74,12 +81,26 @@ def test_a_small_slice_is_stored_as_text_and_answers_as_a_stored_index(
             )
         ]
         assert _ranked(small, text) == _ranked(stored, text) == _ranked(reopened, text) == want
+        assert _ranked(TenantIndex(tmp_path / "mixed"), text) == want
 
 
+@pytest.mark.parametrize(
+    ("edit", "error"),
+    [
+        (lambda arrays: arrays.pop("postings"), "holds only part of its trigram index"),
+        (lambda arrays: arrays.pop("deflated_offsets"), "holds only part of its trigram"),
+        (lambda arrays: arrays["deflated"].__setitem__(1, arrays["deflated"][1] - 1),
+         "has posting lists out of bounds"),
+        (lambda arrays: arrays["offsets"].__setitem__(1, arrays["offsets"][1] - 1),
+         "has posting lists out of bounds"),
+    ],
+    ids=["no postings", "no deflated offsets", "deflated cut short", "offsets cut short"],
+)  # fmt: skip
 def test_a_slice_holding_part_of_its_trigram_index_is_damage(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: Any, error: str
 ) -> None:
     monkeypatch.setattr(analysis_writer, "STORED_INDEX_TOKENS", 1)
+    monkeypatch.setattr(trigram_postings, "PACKED_MAX", 8)  # both kinds of list stored
     index = TenantIndex.create(tmp_path / "index")
     index.upsert(_records())
     index.commit()
@@ -90,9 +111,9 @@ def test_a_slice_holding_part_of_its_trigram_index_is_damage(
     length = int.from_bytes(data[len(MAGIC) : len(MAGIC) + 8], "little")
     start = len(MAGIC) + 8
     header = json.loads(data[start : start + length])
-    del header["arrays"]["postings"]
+    edit(header["arrays"])  # an array's [dtype, count, offset] in the header
     data[start : start + length] = json.dumps(header).encode("utf-8").ljust(length)
     path.write_bytes(bytes(data))
     damaged = {**entry, "size": len(data), "sha256": hashlib.sha256(bytes(data)).hexdigest()}
-    with pytest.raises(IndexDamagedError, match="holds only part of its trigram index"):
+    with pytest.raises(IndexDamagedError, match=error):
         _Files(root).vocabulary(damaged)

@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from opindex.search import trigram_postings
 from opindex.search.analysis import AnalyzedText
 from opindex.search.match import token_starts
 from opindex.search.query import Alternative, alternative_score, parse_query
@@ -17,8 +18,10 @@ from opindex.search.trigram_postings import (
     LENGTH_CAP,
     LENGTH_SHIFT,
     LOCAL_MASK,
+    TrigramLists,
     index_arrays,
     padded_keys,
+    stored_lists,
     token_bounds,
 )
 
@@ -245,9 +248,30 @@ def test_a_slice_without_its_trigram_index_builds_it_at_its_first_look_up() -> N
     starts, lengths = token_bounds(np.frombuffer(joined.encode("utf-8"), dtype=np.uint8))
     lazy = TokenIndex(joined, 3, {"starts": starts, "lengths": lengths})
     assert lazy._trigrams is None and lazy.token(2) == "bugdet"  # bounds alone
-    stored = TokenIndex(joined, 3, {"starts": starts, "lengths": lengths, **index_arrays(joined)})
+    arrays = stored_lists(index_arrays(joined))
+    stored = TokenIndex(joined, 3, {"starts": starts, "lengths": lengths, **arrays})
+    assert stored._trigrams is not None
     for word in ("budget", "budg", "bugdet", "revew"):
         alternative = Alternative(word)
         got, want = lazy.matches(alternative), stored.matches(alternative)
         assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
     assert lazy._trigrams is not None
+
+
+@pytest.mark.parametrize("most", [0, 3, 1 << 16], ids=["none deflated", "some", "all"])
+def test_stored_lists_read_back_as_the_lists_built(
+    most: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(most)
+    tokens = sorted({"".join(rng.choices("abcdeü日", k=rng.randint(1, 9))) for _ in range(400)})
+    tokens.append("x" * 200)  # past the length cap: its entries hold the cap
+    built = index_arrays("\n" + "".join(t + "\n" for t in tokens))
+    monkeypatch.setattr(trigram_postings, "PACKED_MAX", most)
+    stored = stored_lists(built)
+    deflated = np.diff(stored["deflated_offsets"]) > 0
+    assert deflated.tolist() == (np.diff(built["offsets"]) <= most).tolist()
+    assert stored["postings"].dtype == np.int32 and stored["deflated"].dtype == np.uint8
+    lists, reference = TrigramLists(stored), TrigramLists(built)
+    for key in [*built["keys"].tolist(), -1, 1 << 62]:  # and two keys no token holds
+        got = lists.posting(key)
+        assert got.dtype == np.int32 and got.tolist() == reference.posting(key).tolist()

@@ -49,6 +49,7 @@ from opindex.search import (
     ValueTable,
     field_bests,
     gather,
+    lists_bounded,
     lookup_all,
     score_table,
     term_matches,
@@ -59,7 +60,7 @@ from opindex.search import (
 
 DIRECTORY: Final = "analysis"
 MANIFEST: Final = "manifest.json"
-FORMAT: Final = 4  # 4: token bounds from the text, token bitmaps (D181); 3: D178, D179
+FORMAT: Final = 5  # 5: short posting lists deflated (D185); 4: D181; 3: D178, D179
 MAX_SEGMENTS: Final = 8
 TABLE_ARRAYS: Final = tuple(f.name for f in fields(ValueTable) if f.name != "token_rank")
 """A segment file's arrays; beside them it holds the token ids as ``posting_tokens`` or
@@ -189,6 +190,8 @@ class _Files:
                 stored = {name: mapped.array(name) for name in STORED_ARRAYS if mapped.has(name)}
                 if 0 < len(stored) < len(STORED_ARRAYS):
                     raise mapped.damaged("holds only part of its trigram index")
+                if stored and not lists_bounded(stored):
+                    raise mapped.damaged("has posting lists out of bounds")
                 starts, lengths = token_bounds(text)  # read off the text (D181)
                 arrays = {"starts": starts, "lengths": lengths, **stored}
                 # ASCII: the mapped UTF-8 bytes are the code points, one byte each

@@ -33,11 +33,11 @@ from opindex.index.index_filters import FILTER_COLUMNS, narrow_column, widen_col
 from opindex.search import (
     MAX_SLICE_TOKENS,
     PACKED_LIMIT,
-    STORED_ARRAYS,
     Kind,
     Packed24,
     ValueTable,
     index_arrays,
+    stored_lists,
     table_from_arrays,
     unique_sorted,
     value_tokens,
@@ -212,8 +212,7 @@ def _vocabulary_arrays(text: bytes, count: int) -> dict[str, Any]:
     stored: dict[str, Any] = {"text": np.frombuffer(text, dtype=np.uint8)}
     if count < STORED_INDEX_TOKENS:
         return stored
-    arrays = index_arrays(text.decode("utf-8"))
-    return stored | {n: arrays[n] for n in STORED_ARRAYS}
+    return stored | stored_lists(index_arrays(text.decode("utf-8")))
 
 
 def _segment_arrays(records: Sequence[PendingRecord], deleted: IntArray) -> dict[str, Any]:

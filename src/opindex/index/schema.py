@@ -15,7 +15,7 @@ from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the
 # tokenizer are checked on their own (recorded beside the index).
-SCHEMA_VERSION: Final = 11  # 11: analysis format 4 (D181); 10: no text field (D180)
+SCHEMA_VERSION: Final = 12  # 12: analysis format 5 (D185); 11: format 4 (D181); 10: D180
 VERSION_FILE: Final = "opindex-index.json"
 
 # Searchable fields per kind: the scorer's field specs are the one source. The list is

@@ -68,6 +68,8 @@ from opindex.search.trigram_postings import (
     MAX_SLICE_TOKENS,
     STORED_ARRAYS,
     index_arrays,
+    lists_bounded,
+    stored_lists,
     token_bounds,
 )
 from opindex.search.vector_rank import (
@@ -133,6 +135,7 @@ __all__ = [
     "field_names",
     "gather",
     "index_arrays",
+    "lists_bounded",
     "lookup_all",
     "match_spans",
     "normalize_text",
@@ -150,6 +153,7 @@ __all__ = [
     "score_token",
     "search_with_relaxation",
     "search_with_relaxation_async",
+    "stored_lists",
     "table_from_arrays",
     "term_matches",
     "token_bounds",

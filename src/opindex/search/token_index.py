@@ -52,6 +52,7 @@ from opindex.search.trigram_postings import (
     LENGTH_CAP,
     LENGTH_SHIFT,
     STORED_ARRAYS,
+    TrigramLists,
     head_keys,
     index_arrays,
     inner_keys,
@@ -103,7 +104,7 @@ class TokenIndex:
     *joined* is ``"\\n" + "\\n".join(tokens) + "\\n"`` (tokens hold no newline);
     *arrays* the token bounds (``starts``, ``lengths``: ``token_bounds`` reads them off
     the stored text) and, when the slice was stored with them, its trigram arrays
-    (``keys``, ``offsets``, ``postings``: ``index_arrays``). What is missing is built:
+    (``STORED_ARRAYS``: ``stored_lists``). What is missing is built:
     the bounds at once, the trigram index at the first look-up (one sort of the trigram
     windows, under a second per million tokens; a small slice is stored without it, D183).
     *codes*: the code points of *joined* (``token_batch.code_points``), when the caller
@@ -129,23 +130,22 @@ class TokenIndex:
             self.starts, self.lengths = token_bounds(
                 np.frombuffer(joined.encode("utf-8"), dtype=np.uint8)
             )
-        self._trigrams: tuple[IntArray, IntArray, npt.NDArray[np.int32]] | None = None
+        self._trigrams: TrigramLists | None = None
         if all(name in given for name in STORED_ARRAYS):
-            self._trigrams = (given["keys"], given["offsets"], given["postings"])
+            self._trigrams = TrigramLists(given)
         self._building = threading.Lock()
         self.size = len(self.starts)
         self._cache: OrderedDict[Alternative, tuple[IntArray, FloatArray]] = OrderedDict()
         self._lock = threading.Lock()
         self._folded: tuple[str, npt.NDArray[Any]] | None = None
 
-    def trigrams(self) -> tuple[IntArray, IntArray, npt.NDArray[np.int32]]:
-        """The trigram index's keys, offsets and postings (built at the first call when
-        the slice was not stored with them)."""
+    def trigrams(self) -> TrigramLists:
+        """The trigram index's posting lists (built at the first call when the slice was
+        not stored with them)."""
         if self._trigrams is None:
             with self._building:
                 if self._trigrams is None:
-                    built = index_arrays(self.joined)
-                    self._trigrams = (built["keys"], built["offsets"], built["postings"])
+                    self._trigrams = TrigramLists(index_arrays(self.joined))
         return self._trigrams
 
     def folded(self) -> tuple[str, npt.NDArray[Any]]:
@@ -180,16 +180,18 @@ class TokenIndex:
         shown = lengths if width is None else np.minimum(lengths, width)
         return code_matrix(self._codes, starts, shown), lengths
 
-    def _posting(self, key: int) -> npt.NDArray[np.int32]:
-        keys, offsets, postings = self.trigrams()
-        at = int(np.searchsorted(keys, key))
-        if at == len(keys) or int(keys[at]) != key:
-            return np.zeros(0, dtype=np.int32)
-        return postings[offsets[at] : offsets[at + 1]]
+    def _lists(self, token: str) -> dict[int, npt.NDArray[np.int32]]:
+        """The posting list of each padded trigram of *token*, read once (a deflated
+        list is inflated once per word): the head and inner trigrams are among them."""
+        lists = self.trigrams()
+        return {key: lists.posting(key) for key in set(padded_keys(token))}
 
-    def _holding_all(self, keys: list[int]) -> npt.NDArray[np.int32]:
-        """Entries (ascending) of the tokens holding every one of *keys*."""
-        lists = sorted((self._posting(k) for k in set(keys)), key=len)
+    def _holding_all(
+        self, keys: list[int], held: Mapping[int, npt.NDArray[np.int32]]
+    ) -> npt.NDArray[np.int32]:
+        """Entries (ascending) of the tokens holding every one of *keys*, whose lists
+        *held* gives."""
+        lists = sorted((held[k] for k in set(keys)), key=len)
         if not lists:
             return np.zeros(0, dtype=np.int32)
         found = lists[0]
@@ -210,19 +212,20 @@ class TokenIndex:
 
     def _candidates(self, token: str, prefix: bool) -> Candidates:
         """The tokens a rule can accept for *token* (``Candidates``)."""
+        lists = self._lists(token)
         if token and (prefix or len(token) >= 3):  # starts with it, or shares its first 4
             # characters; the head's trigrams are among its padded ones: equal tokens too
-            headed = local_ids(self._holding_all(head_keys(token)))
+            headed = local_ids(self._holding_all(head_keys(token), lists))
         else:
-            headed = local_ids(self._holding_all(padded_keys(token)))
+            headed = local_ids(self._holding_all(padded_keys(token), lists))
         inner = np.zeros(0, dtype=np.int32)  # the tokens that can contain it
         if len(token) >= SHARED_PREFIX_MIN:
-            inner = unique_sorted(local_ids(self._holding_all(inner_keys(token))))
+            inner = unique_sorted(local_ids(self._holding_all(inner_keys(token), lists)))
         ruled = unique_sorted(np.concatenate([headed, inner])).astype(np.int32)
         budget = edit_budget(token)
         ruled_distances = np.full(len(ruled), budget + 1, dtype=np.int64)
         near, distances = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
-        close = self._close(token, budget) if budget else np.zeros(0, dtype=np.int32)
+        close = self._close(token, budget, lists) if budget else np.zeros(0, dtype=np.int32)
         if len(close):
             found = self._distances(token, close, budget)
             within = found <= budget
@@ -232,7 +235,9 @@ class TokenIndex:
             near, distances = close[~held], found[~held]
         return Candidates(ruled, ruled_distances, held_at(inner, ruled)[0], near, distances)
 
-    def _close(self, token: str, budget: int) -> npt.NDArray[np.int32]:
+    def _close(
+        self, token: str, budget: int, held: Mapping[int, npt.NDArray[np.int32]]
+    ) -> npt.NDArray[np.int32]:
         """Local ids (ascending) of a superset of the tokens within *budget* edits of
         *token*: those sharing enough of its padded trigrams (the module's docstring).
 
@@ -242,7 +247,7 @@ class TokenIndex:
         more of the long lists are set aside for the longer lengths."""
         size = len(token)
         if size + budget >= LENGTH_CAP:
-            return self._close_past_cap(token, budget)
+            return self._close_past_cap(token, budget, held)
         keys = padded_keys(token)
         distinct = sorted(set(keys))
         weights = [keys.count(k) for k in distinct]
@@ -250,7 +255,7 @@ class TokenIndex:
         lengths = range(max(0, size - budget), size + budget + 1)
         # int32 edges: Python ints would make searchsorted cast the whole list first
         edges = np.array([m << LENGTH_SHIFT for m in range(lengths[0], lengths[-1] + 2)], np.int32)
-        postings = [self._posting(key) for key in distinct]
+        postings = [held[key] for key in distinct]
         cuts = [np.searchsorted(posting, edges).tolist() for posting in postings]
         found = []
         for run, length in enumerate(lengths):
@@ -262,7 +267,9 @@ class TokenIndex:
             found.append(local_ids(entries))
         return unique_sorted(np.concatenate(found))
 
-    def _close_past_cap(self, token: str, budget: int) -> npt.NDArray[np.int32]:
+    def _close_past_cap(
+        self, token: str, budget: int, held: Mapping[int, npt.NDArray[np.int32]]
+    ) -> npt.NDArray[np.int32]:
         """``_close`` for a token whose lengths within the budget reach ``LENGTH_CAP``
         (the entries of every length from the cap on are one run, in id order)."""
         keys = padded_keys(token)
@@ -279,7 +286,7 @@ class TokenIndex:
 
         windows = []
         for key in distinct:
-            posting = self._posting(key)
+            posting = held[key]
             begin = int(np.searchsorted(posting, bounds[0], side="left"))
             end = int(np.searchsorted(posting, bounds[1], side="right"))
             windows.append(posting[begin:end])
@@ -372,7 +379,7 @@ class TokenIndex:
             ids, scores = cached
             equal = ids[scores == EXACT_SCORE]
             return int(equal[0]) if len(equal) else None
-        for local in local_ids(self._holding_all(padded_keys(token))).tolist():
+        for local in local_ids(self._holding_all(padded_keys(token), self._lists(token))).tolist():
             if self.token(local) == token:
                 return int(local) + self.base
         return None

@@ -11,7 +11,8 @@ D156).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import zlib
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -51,9 +52,9 @@ def inner_keys(token: str) -> list[int]:
     return [_key(*codes[i : i + 3]) for i in range(len(codes) - 2)]
 
 
-STORED_ARRAYS: tuple[str, ...] = ("keys", "offsets", "postings")
-"""The arrays a stored slice holds beside its text: the token bounds are read off the
-text itself (``token_bounds``; DECISIONS D181)."""
+STORED_ARRAYS: tuple[str, ...] = ("keys", "offsets", "postings", "deflated", "deflated_offsets")
+"""The arrays a stored slice holds beside its text (``stored_lists``): the token bounds
+are read off the text itself (``token_bounds``; DECISIONS D181)."""
 
 
 LENGTH_SHIFT = 24
@@ -173,3 +174,71 @@ def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
         "offsets": np.r_[first, len(combined)].astype(np.int64),
         "postings": (combined & ((1 << _ENTRY_BITS) - 1)).astype(np.int32),
     }
+
+
+PACKED_MAX = 1 << 16
+"""A posting list of at most this many entries is stored deflated, a longer one as it is:
+inflating costs about 1.5 ns an entry beside a fixed 5 µs, and a large slice's long lists
+are read by most searches (DECISIONS D185)."""
+
+
+def _deflate(entries: npt.NDArray[np.int32]) -> bytes:
+    gaps = np.diff(entries.astype(np.int64), prepend=0).astype("<u4")
+    # as four byte planes: the high bytes of gaps between ascending entries are mostly 0
+    return zlib.compress(gaps.view(np.uint8).reshape(-1, 4).T.tobytes(), 6)
+
+
+def stored_lists(arrays: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]:
+    """The stored form of a trigram index *arrays* (``index_arrays``): each list of at
+    most ``PACKED_MAX`` entries deflated, as the gaps between its entries in four byte
+    planes (``deflated[deflated_offsets[k]:deflated_offsets[k + 1]]``), each longer one as it
+    is (``postings[offsets[k]:offsets[k + 1]]``); every list is in one of the two."""
+    offsets, postings = arrays["offsets"], arrays["postings"]
+    sizes = np.diff(offsets)
+    short = sizes <= PACKED_MAX
+    blobs = [_deflate(postings[offsets[k] : offsets[k + 1]]) for k in np.flatnonzero(short)]
+    deflated_sizes = np.zeros(len(sizes), dtype=np.int64)
+    deflated_sizes[short] = [len(blob) for blob in blobs]
+    return {
+        "keys": arrays["keys"],
+        "offsets": np.r_[0, np.cumsum(np.where(short, 0, sizes))].astype(np.int64),
+        "postings": postings[np.repeat(~short, sizes)],
+        "deflated": np.frombuffer(b"".join(blobs), dtype=np.uint8),
+        "deflated_offsets": np.r_[0, np.cumsum(deflated_sizes)].astype(np.int64),
+    }
+
+
+def lists_bounded(stored: Mapping[str, npt.NDArray[Any]]) -> bool:
+    """Whether a stored trigram index's lists (``stored_lists``) bound what they read: one
+    offset more than keys in each array of offsets, the last one its array's end."""
+    keys = len(stored["keys"])
+    return all(
+        len(stored[offsets]) == keys + 1 and int(stored[offsets][-1]) == len(stored[lists])
+        for offsets, lists in (("offsets", "postings"), ("deflated_offsets", "deflated"))
+    )
+
+
+class TrigramLists:
+    """The posting lists of a slice's trigram index, by key: as ``index_arrays`` builds
+    them, or as a slice stores them (``stored_lists``: the short ones inflated when read).
+    """
+
+    def __init__(self, arrays: Mapping[str, npt.NDArray[Any]]) -> None:
+        self.keys: npt.NDArray[np.int64] = arrays["keys"]
+        self._offsets: npt.NDArray[np.int64] = arrays["offsets"]
+        self._postings: npt.NDArray[np.int32] = arrays["postings"]
+        none = np.zeros(len(self.keys) + 1, dtype=np.int64)  # as built: none deflated
+        self._deflated = arrays.get("deflated", none[:0].astype(np.uint8))
+        self._deflated_offsets = arrays.get("deflated_offsets", none)
+
+    def posting(self, key: int) -> npt.NDArray[np.int32]:
+        """The entries (ascending) of the tokens holding the trigram *key*."""
+        at = int(np.searchsorted(self.keys, key))
+        if at == len(self.keys) or int(self.keys[at]) != key:
+            return np.zeros(0, dtype=np.int32)
+        start, end = int(self._deflated_offsets[at]), int(self._deflated_offsets[at + 1])
+        if end > start:
+            planes = np.frombuffer(zlib.decompress(self._deflated[start:end].data), np.uint8)
+            gaps = np.ascontiguousarray(planes.reshape(4, -1).T).view("<u4").ravel()
+            return np.cumsum(gaps, dtype=np.uint32).view(np.int32)  # entries < 2**31
+        return self._postings[self._offsets[at] : self._offsets[at + 1]]
