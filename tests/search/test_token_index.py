@@ -271,7 +271,10 @@ def test_stored_lists_read_back_as_the_lists_built(
     deflated = np.diff(stored["deflated_offsets"]) > 0
     assert deflated.tolist() == (np.diff(built["offsets"]) <= most).tolist()
     assert stored["postings"].dtype == np.int32 and stored["deflated"].dtype == np.uint8
+    monkeypatch.setattr(trigram_postings, "INFLATED_ENTRIES", 60)  # a few lists kept
     lists, reference = TrigramLists(stored), TrigramLists(built)
-    for key in [*built["keys"].tolist(), -1, 1 << 62]:  # and two keys no token holds
+    keys = [*built["keys"].tolist(), -1, 1 << 62]  # and two keys no token holds
+    for key in keys + keys[::-1]:  # inflated, then some from those kept
         got = lists.posting(key)
         assert got.dtype == np.int32 and got.tolist() == reference.posting(key).tolist()
+        assert lists._held == sum(map(len, lists._inflated.values())) <= 60
