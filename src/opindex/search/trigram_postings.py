@@ -1,6 +1,7 @@
 """A vocabulary slice's trigram postings: the keys of a token's padded trigrams and the
-arrays of its index (``index_arrays``: stored with a large slice, built at open for a small
-one, DECISIONS D183), which ``token_index.TokenIndex`` reads.
+arrays of its index (``index_arrays``: stored with a large slice, its short lists deflated,
+``stored_lists``, D185; built at open for a small one, D183), which
+``token_index.TokenIndex`` reads through ``TrigramLists``.
 
 A token is padded as ``"\\n\\n" + token + "\\n\\n"``; each window of three code points is
 one int64 key (21 bits a code point). For each distinct key the index holds the tokens
