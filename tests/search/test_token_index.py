@@ -270,6 +270,8 @@ def test_stored_lists_read_back_as_the_lists_built(
     stored = stored_lists(built)
     deflated = np.diff(stored["deflated_offsets"]) > 0
     assert deflated.tolist() == (np.diff(built["offsets"]) <= most).tolist()
+    monkeypatch.setattr(trigram_postings, "DEFLATED_SLICE_TOKENS", len(tokens))
+    assert stored_lists(built)["deflated"].tolist() == []  # a large slice: none deflated
     assert stored["postings"].dtype == np.int32 and stored["deflated"].dtype == np.uint8
     monkeypatch.setattr(trigram_postings, "INFLATED_ENTRIES", 60)  # a few lists kept
     lists, reference = TrigramLists(stored), TrigramLists(built)

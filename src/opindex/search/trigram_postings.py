@@ -180,9 +180,13 @@ def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
 
 
 PACKED_MAX = 1 << 16
-"""A posting list of at most this many entries is stored deflated, a longer one as it is:
-inflating costs about 1.5 ns an entry beside a fixed 5 µs, and a large slice's long lists
-are read by most searches (DECISIONS D185)."""
+"""A posting list of at most this many entries is stored deflated, a longer one as it is
+(inflating costs about 10 ns an entry)."""
+
+DEFLATED_SLICE_TOKENS = 1 << 20
+"""A slice of this many tokens or more stores every list as it is: its lists are longer,
+and inflating them cost a search at 100k documents (1.2 M tokens) 2.9 ms on average and
+10 ms at p95, where the text outweighs the vocabulary anyway (DECISIONS D185)."""
 
 
 def _deflate(entries: npt.NDArray[np.int32]) -> bytes:
@@ -192,13 +196,15 @@ def _deflate(entries: npt.NDArray[np.int32]) -> bytes:
 
 
 def stored_lists(arrays: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]:
-    """The stored form of a trigram index *arrays* (``index_arrays``): each list of at
-    most ``PACKED_MAX`` entries deflated, as the gaps between its entries in four byte
-    planes (``deflated[deflated_offsets[k]:deflated_offsets[k + 1]]``), each longer one as it
-    is (``postings[offsets[k]:offsets[k + 1]]``); every list is in one of the two."""
+    """The stored form of a trigram index *arrays* (``index_arrays``): in a slice of
+    fewer than ``DEFLATED_SLICE_TOKENS`` tokens, each list of at most ``PACKED_MAX``
+    entries deflated, as the gaps between its entries in four byte planes
+    (``deflated[deflated_offsets[k]:deflated_offsets[k + 1]]``), every other list as it is
+    (``postings[offsets[k]:offsets[k + 1]]``); each list is in one of the two."""
     offsets, postings = arrays["offsets"], arrays["postings"]
     sizes = np.diff(offsets)
-    short = sizes <= PACKED_MAX
+    most = PACKED_MAX if len(arrays["starts"]) < DEFLATED_SLICE_TOKENS else 0
+    short = sizes <= most
     blobs = [_deflate(postings[offsets[k] : offsets[k + 1]]) for k in np.flatnonzero(short)]
     deflated_sizes = np.zeros(len(sizes), dtype=np.int64)
     deflated_sizes[short] = [len(blob) for blob in blobs]
