@@ -17,7 +17,8 @@ from opindex.search.query import Query, parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE, Ranked
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
-from opindex.search.vector_rank import ValueTable, build_table, score_table, top_rounded
+from opindex.search.top_records import top_rounded
+from opindex.search.vector_rank import ValueTable, build_table, score_table
 
 
 class _Analysed:

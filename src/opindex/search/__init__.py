@@ -64,6 +64,7 @@ from opindex.search.thesaurus import BUILTIN_THESAURUS
 from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.token_rank import TokenRank
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
+from opindex.search.top_records import top_records, top_rounded
 from opindex.search.trigram_postings import (
     MAX_SLICE_TOKENS,
     STORED_ARRAYS,
@@ -78,8 +79,6 @@ from opindex.search.vector_rank import (
     gather,
     score_table,
     table_from_arrays,
-    top_records,
-    top_rounded,
     value_tokens,
 )
 

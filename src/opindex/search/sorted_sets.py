@@ -32,12 +32,16 @@ def sort_order(keys: npt.NDArray[Any]) -> tuple[npt.NDArray[np.int64], npt.NDArr
     """The keys (integers) ascending, and the positions that sort them, ties in order
     (``np.argsort(keys, kind="stable")``). Non-negative keys below 2**31 (as many as
     2**32) are sorted by one sort of each key and its position packed in an int64:
-    numpy's argsort of int64 measured twice as slow (1M keys 26 → 13 ms)."""
+    numpy's argsort of int64 measured twice as slow (1M keys 26 → 13 ms). The keys
+    ``vector_rank._term_bests`` sorts are ascending runs end to end (the values of one matched token
+    after another), which numpy's merge sort (the stable kind) follows: 1.6 times faster
+    than its quicksort on 1.2M keys of 1,200 runs, though 1.2 times slower on random keys.
+    """
     wide = np.asarray(keys).astype(np.int64)
     if len(wide) and (int(wide.min()) < 0 or int(wide.max()) >> 31 or len(wide) >> _POSITION_BITS):
         order = np.argsort(wide, kind="stable")
         return wide[order], order
-    packed = np.sort((wide << _POSITION_BITS) | np.arange(len(wide), dtype=np.int64))
+    packed = np.sort((wide << _POSITION_BITS) | np.arange(len(wide), dtype=np.int64), kind="stable")
     return packed >> _POSITION_BITS, packed & ((1 << _POSITION_BITS) - 1)
 
 

@@ -32,9 +32,9 @@ import numpy.typing as npt
 
 from opindex.search import token_streams
 from opindex.search.coverage import phrase_holds_every_term, within_reach
-from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE, round_score
+from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 from opindex.search.packed import Packed24
-from opindex.search.score_rounding import gate_threshold, round_scores, rounds_above_zero
+from opindex.search.score_rounding import gate_threshold, rounds_above_zero
 from opindex.search.sorted_sets import expand_ranges, sort_order, unique_sorted
 from opindex.search.token_rank import TokenRank
 
@@ -362,36 +362,3 @@ def table_from_arrays(
         posting_start=np.r_[first, len(pairs)].astype(np.int64),
         posting_values=(pairs & 0xFFFFFFFF).astype(np.int32),
     )
-
-
-def top_records(ids: IntArray, scores: FloatArray, limit: int) -> IntArray:
-    """Positions of the best *limit* records by (score desc, id asc), in that order."""
-    count = len(ids)
-    if limit <= 0 or count == 0:
-        return np.zeros(0, dtype=np.int64)
-    if count > limit:
-        threshold = np.partition(scores, count - limit)[count - limit]
-        above = np.flatnonzero(scores > threshold)
-        ties = np.flatnonzero(scores == threshold)
-        need = limit - len(above)
-        if need < len(ties):
-            ties = ties[np.argpartition(ids[ties], need - 1)[:need]] if need > 0 else ties[:0]
-        chosen = np.concatenate([above, ties])
-    else:
-        chosen = np.arange(count)
-    order = np.lexsort((ids[chosen], -scores[chosen]))
-    return chosen[order].astype(np.int64)
-
-
-def top_rounded(ids: IntArray, weighted: FloatArray, limit: int) -> tuple[IntArray, FloatArray]:
-    """``top_records(ids, round_scores(weighted), limit)`` and those records' rounded
-    scores, rounding only the records that can be among them: the *limit*-th best rounded
-    score is the rounded *limit*-th best score (rounding never reorders), so only the
-    records whose score rounds to it or above (``gate_threshold``) are rounded."""
-    candidates = np.arange(len(ids))
-    if 0 < limit < len(ids):
-        kth = float(np.partition(weighted, len(ids) - limit)[len(ids) - limit])
-        candidates = np.flatnonzero(weighted >= gate_threshold(round_score(kth)))
-    rounded = round_scores(weighted[candidates])
-    best = top_records(ids[candidates], rounded, limit)
-    return candidates[best], rounded[best]
