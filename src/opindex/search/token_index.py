@@ -22,9 +22,10 @@ candidate is then scored by the rule table itself, so what comes back is exact.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +65,8 @@ from opindex.search.vector_rank import TermMatches
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
+Posting = Callable[[int], npt.NDArray[np.int32]]
+"""A trigram key's posting list (``TrigramLists.posting``)."""
 
 _CACHE_SIZE = 2_048
 
@@ -180,18 +183,14 @@ class TokenIndex:
         shown = lengths if width is None else np.minimum(lengths, width)
         return code_matrix(self._codes, starts, shown), lengths
 
-    def _lists(self, token: str) -> dict[int, npt.NDArray[np.int32]]:
-        """The posting list of each padded trigram of *token*, read once (a deflated
-        list is inflated once per word): the head and inner trigrams are among them."""
-        lists = self.trigrams()
-        return {key: lists.posting(key) for key in set(padded_keys(token))}
+    def _word_postings(self) -> Posting:
+        """The posting list of a trigram key, each read once for one word (a deflated
+        list is inflated once though the head, inner and padded keys share some)."""
+        return functools.cache(self.trigrams().posting)
 
-    def _holding_all(
-        self, keys: list[int], held: Mapping[int, npt.NDArray[np.int32]]
-    ) -> npt.NDArray[np.int32]:
-        """Entries (ascending) of the tokens holding every one of *keys*, whose lists
-        *held* gives."""
-        lists = sorted((held[k] for k in set(keys)), key=len)
+    def _holding_all(self, keys: list[int], posting: Posting) -> npt.NDArray[np.int32]:
+        """Entries (ascending) of the tokens holding every one of *keys*."""
+        lists = sorted((posting(k) for k in set(keys)), key=len)
         if not lists:
             return np.zeros(0, dtype=np.int32)
         found = lists[0]
@@ -212,20 +211,20 @@ class TokenIndex:
 
     def _candidates(self, token: str, prefix: bool) -> Candidates:
         """The tokens a rule can accept for *token* (``Candidates``)."""
-        lists = self._lists(token)
+        posting = self._word_postings()
         if token and (prefix or len(token) >= 3):  # starts with it, or shares its first 4
             # characters; the head's trigrams are among its padded ones: equal tokens too
-            headed = local_ids(self._holding_all(head_keys(token), lists))
+            headed = local_ids(self._holding_all(head_keys(token), posting))
         else:
-            headed = local_ids(self._holding_all(padded_keys(token), lists))
+            headed = local_ids(self._holding_all(padded_keys(token), posting))
         inner = np.zeros(0, dtype=np.int32)  # the tokens that can contain it
         if len(token) >= SHARED_PREFIX_MIN:
-            inner = unique_sorted(local_ids(self._holding_all(inner_keys(token), lists)))
+            inner = unique_sorted(local_ids(self._holding_all(inner_keys(token), posting)))
         ruled = unique_sorted(np.concatenate([headed, inner])).astype(np.int32)
         budget = edit_budget(token)
         ruled_distances = np.full(len(ruled), budget + 1, dtype=np.int64)
         near, distances = np.zeros(0, dtype=np.int32), np.zeros(0, dtype=np.int64)
-        close = self._close(token, budget, lists) if budget else np.zeros(0, dtype=np.int32)
+        close = self._close(token, budget, posting) if budget else np.zeros(0, dtype=np.int32)
         if len(close):
             found = self._distances(token, close, budget)
             within = found <= budget
@@ -235,9 +234,7 @@ class TokenIndex:
             near, distances = close[~held], found[~held]
         return Candidates(ruled, ruled_distances, held_at(inner, ruled)[0], near, distances)
 
-    def _close(
-        self, token: str, budget: int, held: Mapping[int, npt.NDArray[np.int32]]
-    ) -> npt.NDArray[np.int32]:
+    def _close(self, token: str, budget: int, posting: Posting) -> npt.NDArray[np.int32]:
         """Local ids (ascending) of a superset of the tokens within *budget* edits of
         *token*: those sharing enough of its padded trigrams (the module's docstring).
 
@@ -247,7 +244,7 @@ class TokenIndex:
         more of the long lists are set aside for the longer lengths."""
         size = len(token)
         if size + budget >= LENGTH_CAP:
-            return self._close_past_cap(token, budget, held)
+            return self._close_past_cap(token, budget, posting)
         keys = padded_keys(token)
         distinct = sorted(set(keys))
         weights = [keys.count(k) for k in distinct]
@@ -255,7 +252,7 @@ class TokenIndex:
         lengths = range(max(0, size - budget), size + budget + 1)
         # int32 edges: Python ints would make searchsorted cast the whole list first
         edges = np.array([m << LENGTH_SHIFT for m in range(lengths[0], lengths[-1] + 2)], np.int32)
-        postings = [held[key] for key in distinct]
+        postings = [posting(key) for key in distinct]
         cuts = [np.searchsorted(posting, edges).tolist() for posting in postings]
         found = []
         for run, length in enumerate(lengths):
@@ -267,9 +264,7 @@ class TokenIndex:
             found.append(local_ids(entries))
         return unique_sorted(np.concatenate(found))
 
-    def _close_past_cap(
-        self, token: str, budget: int, held: Mapping[int, npt.NDArray[np.int32]]
-    ) -> npt.NDArray[np.int32]:
+    def _close_past_cap(self, token: str, budget: int, posting: Posting) -> npt.NDArray[np.int32]:
         """``_close`` for a token whose lengths within the budget reach ``LENGTH_CAP``
         (the entries of every length from the cap on are one run, in id order)."""
         keys = padded_keys(token)
@@ -286,10 +281,10 @@ class TokenIndex:
 
         windows = []
         for key in distinct:
-            posting = held[key]
-            begin = int(np.searchsorted(posting, bounds[0], side="left"))
-            end = int(np.searchsorted(posting, bounds[1], side="right"))
-            windows.append(posting[begin:end])
+            listed = posting(key)
+            begin = int(np.searchsorted(listed, bounds[0], side="left"))
+            end = int(np.searchsorted(listed, bounds[1], side="right"))
+            windows.append(listed[begin:end])
         found, shared = weighed_at_least(
             windows, [keys.count(k) for k in distinct], least, 1 << 31, near_in_length
         )
@@ -379,7 +374,9 @@ class TokenIndex:
             ids, scores = cached
             equal = ids[scores == EXACT_SCORE]
             return int(equal[0]) if len(equal) else None
-        for local in local_ids(self._holding_all(padded_keys(token), self._lists(token))).tolist():
+        for local in local_ids(
+            self._holding_all(padded_keys(token), self._word_postings())
+        ).tolist():
             if self.token(local) == token:
                 return int(local) + self.base
         return None
