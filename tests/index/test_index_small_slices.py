@@ -68,7 +68,7 @@ def test_a_small_slice_is_stored_as_text_and_answers_as_a_stored_index(
     stored.upsert(records)
     stored.commit()
     assert _vocabulary_arrays(stored) == [{"text", *STORED_ARRAYS}]
-    monkeypatch.setattr(trigram_postings, "PACKED_MAX", 8)  # lists stored in both forms
+    monkeypatch.setattr(trigram_postings, "DEFLATED_LIST_ENTRIES", 8)  # lists stored in both forms
     mixed = TenantIndex.create(tmp_path / "mixed")
     mixed.upsert(records)
     mixed.commit()
@@ -100,7 +100,7 @@ def test_a_slice_holding_part_of_its_trigram_index_is_damage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, edit: Any, error: str
 ) -> None:
     monkeypatch.setattr(analysis_writer, "STORED_INDEX_TOKENS", 1)
-    monkeypatch.setattr(trigram_postings, "PACKED_MAX", 8)  # both kinds of list stored
+    monkeypatch.setattr(trigram_postings, "DEFLATED_LIST_ENTRIES", 8)  # both kinds of list stored
     index = TenantIndex.create(tmp_path / "index")
     index.upsert(_records())
     index.commit()

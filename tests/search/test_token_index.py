@@ -266,7 +266,7 @@ def test_stored_lists_read_back_as_the_lists_built(
     tokens = sorted({"".join(rng.choices("abcdeü日", k=rng.randint(1, 9))) for _ in range(400)})
     tokens.append("x" * 200)  # past the length cap: its entries hold the cap
     built = index_arrays("\n" + "".join(t + "\n" for t in tokens))
-    monkeypatch.setattr(trigram_postings, "PACKED_MAX", most)
+    monkeypatch.setattr(trigram_postings, "DEFLATED_LIST_ENTRIES", most)
     stored = stored_lists(built)
     deflated = np.diff(stored["deflated_offsets"]) > 0
     assert deflated.tolist() == (np.diff(built["offsets"]) <= most).tolist()

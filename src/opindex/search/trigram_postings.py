@@ -179,7 +179,7 @@ def index_arrays(joined: str) -> dict[str, npt.NDArray[Any]]:
     }
 
 
-PACKED_MAX = 1 << 16
+DEFLATED_LIST_ENTRIES = 1 << 16
 """A posting list of at most this many entries is stored deflated, a longer one as it is
 (inflating costs about 10 ns an entry)."""
 
@@ -197,13 +197,13 @@ def _deflate(entries: npt.NDArray[np.int32]) -> bytes:
 
 def stored_lists(arrays: dict[str, npt.NDArray[Any]]) -> dict[str, npt.NDArray[Any]]:
     """The stored form of a trigram index *arrays* (``index_arrays``): in a slice of
-    fewer than ``DEFLATED_SLICE_TOKENS`` tokens, each list of at most ``PACKED_MAX``
+    fewer than ``DEFLATED_SLICE_TOKENS`` tokens, each list of at most ``DEFLATED_LIST_ENTRIES``
     entries deflated, as the gaps between its entries in four byte planes
     (``deflated[deflated_offsets[k]:deflated_offsets[k + 1]]``), every other list as it is
     (``postings[offsets[k]:offsets[k + 1]]``); each list is in one of the two."""
     offsets, postings = arrays["offsets"], arrays["postings"]
     sizes = np.diff(offsets)
-    most = PACKED_MAX if len(arrays["starts"]) < DEFLATED_SLICE_TOKENS else 0
+    most = DEFLATED_LIST_ENTRIES if len(arrays["starts"]) < DEFLATED_SLICE_TOKENS else 0
     short = sizes <= most
     blobs = [_deflate(postings[offsets[k] : offsets[k + 1]]) for k in np.flatnonzero(short)]
     deflated_sizes = np.zeros(len(sizes), dtype=np.int64)
