@@ -19,7 +19,7 @@ def top_records(ids: IntArray, scores: FloatArray, limit: int) -> IntArray:
     if limit <= 0 or count == 0:
         return np.zeros(0, dtype=np.int64)
     if count > limit:
-        threshold = np.partition(scores, count - limit)[count - limit]
+        threshold = _kth_best(scores, limit)
         above = np.flatnonzero(scores > threshold)
         ties = np.flatnonzero(scores == threshold)
         need = limit - len(above)
@@ -42,10 +42,13 @@ def _kth_best(scores: FloatArray, limit: int) -> float:
     pool = scores
     stride = len(scores) // _SAMPLE
     if stride >= 8 and 4 * limit <= _SAMPLE:
-        sample = scores[::stride]
-        floor = np.partition(sample, len(sample) - limit)[len(sample) - limit]
-        pool = scores[scores >= floor]
-    return float(np.partition(pool, len(pool) - limit)[len(pool) - limit])
+        pool = scores[scores >= _selected(scores[::stride], limit)]
+    return _selected(pool, limit)
+
+
+def _selected(scores: FloatArray, limit: int) -> float:
+    """The *limit*-th best of *scores*, selected over all of them."""
+    return float(np.partition(scores, len(scores) - limit)[len(scores) - limit])
 
 
 def top_rounded(ids: IntArray, weighted: FloatArray, limit: int) -> tuple[IntArray, FloatArray]:

@@ -252,7 +252,7 @@ class TrigramLists:
         self._offsets: npt.NDArray[np.int64] = arrays["offsets"]
         self._postings: npt.NDArray[np.int32] = arrays["postings"]
         none = np.zeros(len(self.keys) + 1, dtype=np.int64)  # as built: none deflated
-        self._deflated = arrays.get("deflated", none[:0].astype(np.uint8))
+        self._deflated = arrays.get("deflated", np.zeros(0, dtype=np.uint8))
         self._deflated_offsets = arrays.get("deflated_offsets", none)
         self._inflated: OrderedDict[int, npt.NDArray[np.int32]] = OrderedDict()
         self._held = 0  # entries in _inflated
