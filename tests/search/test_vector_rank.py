@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 from opindex.search.document import FieldValue, SearchDocument
 from opindex.search.fields import FIELD_SPECS, field_names, rank_documents_counted
+from opindex.search.packed import Packed24
 from opindex.search.query import Query, parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE
 from opindex.search.score_rounding import round_scores
@@ -16,8 +18,10 @@ from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
 from opindex.search.top_records import top_records, top_rounded
 from opindex.search.vector_rank import (
+    SLICED_TOKENS,
     TermMatches,
     build_table,
+    gather,
     phrase_owners,
     score_bound,
     score_table,
@@ -182,3 +186,25 @@ def test_score_bound_takes_each_terms_best_and_leaves_unmatched_terms_uncovered(
         1.0, ((1.0 + 0.0 + 0.75) / 3) * (2 / 3) * 0.85 + 0.15
     )
     assert score_bound([matches(), matches()], None) == 0.0
+
+
+@pytest.mark.parametrize("matched", [1, SLICED_TOKENS, SLICED_TOKENS + 1, 60])
+@pytest.mark.parametrize("packed", [False, True])
+def test_gather_reads_each_matched_tokens_values_in_order(matched: int, packed: bool) -> None:
+    """A term's few tokens are read a slice each, many by one gather: the same values."""
+    rng = np.random.default_rng(matched)
+    values = [(doc, 0, rng.integers(0, 80, size=6).tolist()) for doc in range(300)]
+    table = build_table(values)
+    if packed:
+        unpacked = np.asarray(table.posting_values[0 : len(table.posting_values)])
+        table = dataclasses.replace(table, posting_values=Packed24.of(unpacked))
+    ids = np.sort(rng.choice(80, size=matched, replace=False)).astype(np.int64)
+    scores = rng.random(matched)
+    found, found_scores = gather(table, TermMatches(ids, scores))
+    expected_values, expected_scores = [], []
+    for token, score in zip(ids.tolist(), scores.tolist(), strict=True):
+        holders = [v for v, (_, _, tokens) in enumerate(values) if token in tokens]
+        expected_values += holders
+        expected_scores += [score] * len(holders)
+    assert found.tolist() == expected_values
+    assert found_scores.tolist() == expected_scores

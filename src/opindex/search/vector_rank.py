@@ -43,6 +43,11 @@ FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]
 
 
+SLICED_TOKENS = 16
+"""``_postings`` reads the lists of up to this many tokens a slice each, rather than
+gathering every position (an exact word's few tokens often hold 100,000 values at 1M)."""
+
+
 @dataclass(frozen=True, slots=True)
 class TermMatches:
     """For one query term: the vocabulary ids scoring above 0 (ascending) and the best
@@ -104,9 +109,15 @@ def _postings(
     with its token's score."""
     starts = table.posting_start[at].astype(np.int64)  # stored narrow and unsigned
     lengths = table.posting_start[at + 1].astype(np.int64) - starts
-    positions = expand_ranges(starts, lengths)
+    if len(at) <= SLICED_TOKENS:  # a few long lists: copied a slice each
+        stored = table.posting_values
+        stops = (starts + lengths).tolist()
+        pieces = [stored[start:stop] for start, stop in zip(starts.tolist(), stops, strict=True)]
+        values = np.concatenate(pieces) if pieces else stored[0:0]
+    else:
+        values = table.posting_values[expand_ranges(starts, lengths)]
     # as stored (narrow, unsigned): widened only where they are computed with
-    return table.posting_values[positions], np.repeat(scores, lengths)
+    return values, np.repeat(scores, lengths)
 
 
 def gather(table: ValueTable, term: TermMatches) -> tuple[npt.NDArray[Any], FloatArray]:
