@@ -108,11 +108,12 @@ def _postings(
     """The values holding the tokens at posting positions *at* (integers as stored), each
     with its token's score."""
     starts = table.posting_start[at].astype(np.int64)  # stored narrow and unsigned
-    lengths = table.posting_start[at + 1].astype(np.int64) - starts
+    stops = table.posting_start[at + 1].astype(np.int64)
+    lengths = stops - starts
     if len(at) <= SLICED_TOKENS:  # a few long lists: copied a slice each
         stored = table.posting_values
-        stops = (starts + lengths).tolist()
-        pieces = [stored[start:stop] for start, stop in zip(starts.tolist(), stops, strict=True)]
+        bounds = zip(starts.tolist(), stops.tolist(), strict=True)
+        pieces = [stored[start:stop] for start, stop in bounds]
         values = np.concatenate(pieces) if pieces else stored[0:0]
     else:
         values = table.posting_values[expand_ranges(starts, lengths)]
