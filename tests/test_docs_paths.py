@@ -138,7 +138,7 @@ def test_every_path_a_doc_names_exists(doc: Path) -> None:
         ("see `src/opindex/search/nothing_here.py`", ["src/opindex/search/nothing_here.py"]),
         ("ranked by opindex.search.worker_pool today", ["opindex.search.worker_pool"]),
         ("the re-rank in `opindex/service/rerank.py`", ["opindex/service/rerank.py"]),
-        ("`scripts/check_layers.py` runs in scripts/test", ["scripts/check_layers.py"]),
+        ("`scripts/no_such_check.py` runs in scripts/test", ["scripts/no_such_check.py"]),
         ("`search.trigram_count.no_such_name`", ["search.trigram_count.no_such_name"]),
         ("`decoder.py` decodes", ["decoder.py"]),
         ("opindex.cli.no_such_name", ["opindex.cli.no_such_name"]),

@@ -119,6 +119,7 @@ def test_a_wrong_import_breaks_the_contract(
 ) -> None:
     done = _copy_with(tmp_path, files)
     assert done.returncode == 1, done.stdout + done.stderr
+    assert "Broken contracts" in done.stdout, done.stdout + done.stderr
     report = done.stdout.split("Broken contracts", 1)[1]
     assert f"\n{broken}" in report, done.stdout
     assert named in report, done.stdout
