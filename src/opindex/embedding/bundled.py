@@ -68,7 +68,9 @@ class BundledEmbedder:
         model = self._loaded()
         if not texts:
             return unit_rows([], rows=0, dimension=DIMENSION, model_id=self.model_id)
-        raw = model.embed(list(texts), norm=False, batch_size=_BATCH)
+        # A blank text carries no meaning: the model sees nothing and gives a zero row.
+        cleaned = [text if text.strip() else "" for text in texts]
+        raw = model.embed(cleaned, norm=False, batch_size=_BATCH)
         return unit_rows(raw, rows=len(texts), dimension=DIMENSION, model_id=self.model_id)
 
     def _loaded(self) -> Any:
