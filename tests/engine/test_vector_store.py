@@ -50,8 +50,7 @@ def build(
 
 
 def query(text: str) -> NDArray[np.float32]:
-    vectors: NDArray[np.float32] = EMBEDDER.embed([text])
-    return vectors[0]
+    return np.asarray(EMBEDDER.embed([text])[0], dtype=np.float32)
 
 
 def test_a_paraphrase_finds_its_record_and_its_best_chunk(tmp_path: Path) -> None:
