@@ -31,14 +31,29 @@ def test_confident_word_matches_keep_todays_ranking_then_meaning_follows() -> No
     assert (fused[2].lexical_rank, fused[2].semantic_rank) == (3, 2)
 
 
-def test_weak_word_matches_yield_to_meaning() -> None:
-    fused = fuse(words("w1", "w2", "w3", confident=False), meaning("m1", "m2", "m3"), limit=10)
+def test_weak_word_matches_follow_meaning_by_default_and_label_what_they_share() -> None:
+    fused = fuse(words("w1", "m2", "w3", confident=False), meaning("m1", "m2", "m3"), limit=10)
+    assert summary(fused) == [
+        ("m1", "meaning"),
+        ("m2", "both"),
+        ("m3", "meaning"),
+        ("w1", "words"),
+        ("w3", "words"),
+    ]
+    assert [hit.score for hit in fused[3:]] == [0.0, 0.0]
+
+
+def test_with_a_weight_weak_word_matches_still_yield_to_meaning() -> None:
+    lexical, semantic = words("w1", "w2", "w3", confident=False), meaning("m1", "m2", "m3")
+    fused = fuse(lexical, semantic, limit=10, weak_word_weight=0.5)
     # At equal ranks a meaning hit (1/(60+r)) outweighs a weak word hit (0.5/(60+r)).
     assert [key for key, _ in summary(fused)] == ["m1", "m2", "m3", "w1", "w2", "w3"]
+    assert fused[3].score == pytest.approx(0.5 / 61)
 
 
 def test_a_record_found_both_ways_rises_above_either_alone() -> None:
-    fused = fuse(words("w1", "both", confident=False), meaning("m1", "both"), limit=3)
+    lexical, semantic = words("w1", "both", confident=False), meaning("m1", "both")
+    fused = fuse(lexical, semantic, limit=3, weak_word_weight=0.5)
     assert summary(fused)[0] == ("both", "both")
     expected = 0.5 / (60 + 2) + 1 / (60 + 2)
     assert fused[0].score == pytest.approx(expected)

@@ -7,8 +7,9 @@ the answer needed no relaxation). In ``auto`` mode:
 1. confident lexical hits come first, in their lexical order (today's ranking is kept);
 2. the rest are ranked by reciprocal-rank fusion: ``1 / (k + semantic rank)`` for a
    meaning hit plus ``weak_word_weight / (k + lexical rank)`` for a weak word hit, so a
-   query whose words match weakly or not at all is answered by meaning, and a record
-   found both ways rises above one found by either alone.
+   query whose words match weakly or not at all is answered by meaning (with a positive
+   weight a record found both ways rises above one found by either alone; the default
+   weight is 0: weak word hits follow the meaning hits).
 
 ``lexical`` mode returns the word ranking alone, ``semantic`` the meaning ranking alone.
 Every hit says how it was found: ``words``, ``meaning`` or ``both``.
@@ -18,38 +19,42 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Generic, Literal, TypeVar
 
 FoundBy = Literal["words", "meaning", "both"]
 FusionMode = Literal["auto", "lexical", "semantic"]
 FUSION_MODES: tuple[FusionMode, ...] = ("auto", "lexical", "semantic")
 RRF_K = 60
-WEAK_WORD_WEIGHT = 0.5
+WEAK_WORD_WEIGHT = 0.0
+"""Measured (docs/DECISIONS.md D208): any weight for weak word hits lowered the MRR of
+paraphrase queries and left known-item queries as they were, so by default weak word
+hits follow the meaning hits, in word order, and only label the meaning hits they share."""
+K = TypeVar("K", bound=Hashable)
 
 
 @dataclass(frozen=True, slots=True)
-class LexicalHit:
+class LexicalHit(Generic[K]):
     """A record the words found, in lexical rank order; ``confident`` as defined above."""
 
-    key: Hashable
+    key: K
     score: float
     confident: bool
 
 
 @dataclass(frozen=True, slots=True)
-class SemanticHit:
+class SemanticHit(Generic[K]):
     """A record the meaning found (``score``: its best chunk's cosine), in rank order."""
 
-    key: Hashable
+    key: K
     score: float
 
 
 @dataclass(frozen=True, slots=True)
-class FusedHit:
+class FusedHit(Generic[K]):
     """A fused result: how it was found, its fusion score, and its 1-based rank in each
     input list (None where that list did not hold it)."""
 
-    key: Hashable
+    key: K
     found_by: FoundBy
     score: float
     lexical_rank: int | None
@@ -57,14 +62,14 @@ class FusedHit:
 
 
 def fuse(
-    lexical: Sequence[LexicalHit],
-    semantic: Sequence[SemanticHit],
+    lexical: Sequence[LexicalHit[K]],
+    semantic: Sequence[SemanticHit[K]],
     *,
     limit: int,
     mode: FusionMode = "auto",
     rrf_k: int = RRF_K,
     weak_word_weight: float = WEAK_WORD_WEIGHT,
-) -> list[FusedHit]:
+) -> list[FusedHit[K]]:
     """The fused ranking of at most *limit* records (see the module docstring).
 
     ValueError for an unknown *mode*, a negative *limit* or *weak_word_weight*, an
@@ -86,7 +91,7 @@ def fuse(
             FusedHit(hit.key, "meaning", 1.0 / (rrf_k + rank), None, rank)
             for rank, hit in enumerate(semantic[:limit], start=1)
         ]
-    fused: list[FusedHit] = []
+    fused: list[FusedHit[K]] = []
     for hit in lexical:
         if hit.confident:
             rank = lexical_rank[hit.key]
@@ -95,7 +100,7 @@ def fuse(
             score = 1.0 / (rrf_k + rank) + (1.0 / (rrf_k + meaning) if meaning else 0.0)
             fused.append(FusedHit(hit.key, found, score, rank, meaning))
     placed = {hit.key for hit in fused}
-    rest: dict[Hashable, FusedHit] = {}
+    rest: dict[K, FusedHit[K]] = {}
     for word_hit in lexical:
         if word_hit.key not in placed:
             rank = lexical_rank[word_hit.key]
@@ -125,8 +130,8 @@ def fuse(
     return (fused + ordered)[:limit]
 
 
-def _ranks(keys: Sequence[Hashable], name: str) -> dict[Hashable, int]:
-    ranks: dict[Hashable, int] = {}
+def _ranks(keys: Sequence[K], name: str) -> dict[K, int]:
+    ranks: dict[K, int] = {}
     for rank, key in enumerate(keys, start=1):
         if key in ranks:
             raise ValueError(f"{key!r} appears twice in the {name} hits")
