@@ -119,3 +119,12 @@ def test_the_embedding_key_must_be_a_table(tmp_path: Path) -> None:
     path.chmod(0o600)
     with pytest.raises(ConfigError, match=r"tenants\[0\]\.embedding: must be a table"):
         load_config_file(path, env={"HOME": str(tmp_path)})
+
+
+def test_the_readme_example_is_a_valid_table(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("[tenants.embedding]")
+    example = readme[start : readme.index("```", start)]
+    env = {"HOME": str(tmp_path), "ACME_EMBEDDING_KEY": PROVIDER_KEY}
+    embedding = load(tmp_path, example, env=env).tenants[0].embedding
+    assert embedding.provider == "openai" and embedding.model == "text-embedding-3-small"
