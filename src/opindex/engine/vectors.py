@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -274,7 +274,3 @@ class VectorStore:
             chunk=chunk,
         )
 
-
-def texts_of(entries: Sequence[RecordVectors]) -> list[str]:
-    """Every chunk text of *entries*, in order (for inspection and tests)."""
-    return [chunk.text for entry in entries for chunk in entry.chunks]
