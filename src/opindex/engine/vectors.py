@@ -273,4 +273,3 @@ class VectorStore:
             ref=None if ref < 0 else ref,
             chunk=chunk,
         )
-
