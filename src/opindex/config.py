@@ -34,6 +34,7 @@ from typing import Literal, cast
 from urllib.parse import urlsplit
 
 from opindex.config_table import ConfigTable, has_control_characters
+from opindex.embedding import EMBEDDING_KEY, EmbeddingConfig, parse_embedding
 from opindex.errors import ConfigError
 from opindex.secret import Secret as Secret  # re-exported: callers import it from here
 from opindex.state import is_valid_tenant_name, tenant_directory
@@ -83,6 +84,8 @@ class TenantConfig:
     - ``webhook``: where ``serve --transport http`` accepts signed OpenProject webhooks.
     - ``read_attachments``: read the files attached to records and search their text (one
       request more per record a sync writes, plus the downloads); false skips them.
+    - ``embedding``: which model turns the tenant's texts into vectors (the
+      ``[tenants.embedding]`` table; the bundled offline model by default).
     """
 
     name: str
@@ -98,6 +101,7 @@ class TenantConfig:
     thesaurus_path: Path | None = None
     thesaurus: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     webhook: WebhookConfig | None = None
+    embedding: EmbeddingConfig = field(default_factory=EmbeddingConfig)
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,6 +304,7 @@ _TENANT_KEYS = {
     "auth",
     "thesaurus",
     "read_attachments",
+    EMBEDDING_KEY,
 }
 
 
@@ -328,6 +333,7 @@ def _parse_tenant(table: ConfigTable, base_dir: Path, env: Mapping[str, str]) ->
         else {},
         webhook=parse_webhook(table, env),
         read_attachments=table.boolean("read_attachments", True),
+        embedding=parse_embedding(table, env),
         **{
             key: _seconds(table, key, default, minimum)
             for key, (default, minimum) in _TENANT_INTEGERS.items()

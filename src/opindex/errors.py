@@ -129,3 +129,27 @@ class IndexMissingError(IndexUnavailableError):
 
 class StateLockedError(StateError):
     """Another process holds the state database's write lock beyond the wait."""
+
+
+# --- Embeddings ----------------------------------------------------------------------
+
+
+class EmbeddingError(OpindexError):
+    """Text could not be turned into vectors: the model is missing, or a provider failed."""
+
+
+class EmbeddingProviderError(EmbeddingError):
+    """An OpenAI-compatible ``/v1/embeddings`` provider failed or answered something unusable.
+
+    ``status`` is the HTTP status when there was a response (None for a network failure
+    or a malformed body).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class VectorModelMismatchError(EmbeddingError):
+    """Stored vectors were made by another model than the one configured: rebuild the
+    index, never mix vectors of two models."""

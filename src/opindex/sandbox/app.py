@@ -13,6 +13,7 @@ from opindex.sandbox import (
     control,
     routes_attachments,
     routes_core,
+    routes_embeddings,
     routes_meetings,
     routes_publications,
     routes_wiki,
@@ -68,6 +69,7 @@ def create_app(corpus: Corpus, options: SandboxOptions) -> Starlette:
         *routes_meetings.routes(options),
         *routes_publications.ROUTES,
         *routes_attachments.ROUTES,
+        *routes_embeddings.ROUTES,
     ]
     app = Starlette(
         routes=routes,

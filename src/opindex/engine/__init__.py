@@ -1,0 +1,1 @@
+"""The index engine: how a tenant's records are stored and searched."""
