@@ -50,9 +50,10 @@ ALLOWED: dict[str, set[str]] = {
     "state": {"errors", "moments"},
     "config": {"config_table", "errors", "secret", "state", "webhook_config"},
     "records": {"search"},
+    "engine": {"errors", "records", "search"},
     "envelope": {"errors", "records", "search"},
     "record_builders": {"errors", "openproject", "records", "search"},
-    "index": {"errors", "records", "search"},
+    "index": {"engine", "errors", "records", "search"},
     "live": {
         *{"envelope", "errors", "lazy_names", "openproject", "record_builders", "records"},
         "search",

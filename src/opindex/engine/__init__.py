@@ -1,0 +1,62 @@
+"""The text engine: analysed records on disk, their vocabulary and postings, and the scorer.
+
+Everything the index path's text retrieval does lives here: the analysis store (immutable
+memory-mapped segment files per generation, ``analysis/``), the vocabulary and its
+trigram index, the posting codecs (varint streams, 24-bit integers, bitmap rank), the
+vectorized scorer and its pruning, the per-hit match details, segments and their tiered
+merges, substring (containment) look-ups, and the one filter model. It is proven against
+the spec's scalar scorer in ``opindex.search`` (ARCHITECTURE invariant 3).
+
+The public face, all other units use (the modules stay private):
+
+- ``AnalysisStore(generation_dir)``: one generation's engine; ``view()`` is a snapshot:
+  ``search(query, kind, filters, limit, min_score)`` → ranked ``(id, score)`` pairs and
+  the exact total; ``described(...)`` → ``(id, score, RecordBests)`` (what each hit
+  matched, for snippets; ``token_text`` names a token); ``frequency``, ``vocabulary``.
+  Opening a view verifies every segment file against the manifest's SHA-256
+  (``files().verified()`` tells which); damage is an ``IndexDamagedError``.
+- ``AnalysisWriter(store, opstamp)``: ``upsert`` / ``delete`` then ``commit(opstamp)``:
+  one vocabulary slice and one segment per changed kind, merged by size tiers.
+- ``create_store`` (an empty store), ``listed_segments``, ``DIRECTORY``, ``MANIFEST``: the
+  layout the index's verification re-reads.
+- ``IndexFilters`` (with ``Columns``, ``updated_timestamp``): the one filter model; the
+  engine applies it to its columns, the index compiles it to Tantivy clauses.
+- ``Vocabulary``, ``containment_needle``, ``containment_tokens``, ``raw_contains``:
+  substring look-ups over the vocabulary for exact-mode queries.
+- ``damaged_error``, ``Stamp``, ``VerifiedFile``: damage named the way the index names it.
+"""
+
+from opindex.engine.analysis_store import DIRECTORY, MANIFEST, AnalysisStore, listed_segments
+from opindex.engine.analysis_store import create as create_store
+from opindex.engine.analysis_writer import AnalysisWriter
+from opindex.engine.containment import containment_needle, containment_tokens, raw_contains
+from opindex.engine.damage import Stamp, VerifiedFile, damaged_error
+from opindex.engine.filters import (
+    NO_FILTERS,
+    Columns,
+    IndexFilters,
+    StatusSelection,
+    updated_timestamp,
+)
+from opindex.engine.vocabulary import Vocabulary
+
+__all__ = [
+    "DIRECTORY",
+    "MANIFEST",
+    "NO_FILTERS",
+    "AnalysisStore",
+    "AnalysisWriter",
+    "Columns",
+    "IndexFilters",
+    "Stamp",
+    "StatusSelection",
+    "VerifiedFile",
+    "Vocabulary",
+    "containment_needle",
+    "containment_tokens",
+    "create_store",
+    "damaged_error",
+    "listed_segments",
+    "raw_contains",
+    "updated_timestamp",
+]
