@@ -53,8 +53,6 @@ from opindex.search.relax import (
     concept_expansion,
     drop_term,
     relaxation_plan,
-    search_with_relaxation,
-    search_with_relaxation_async,
     wildcard_suffix,
 )
 from opindex.search.score import (
@@ -135,8 +133,6 @@ __all__ = [
     "round_score",
     "score_field",
     "score_token",
-    "search_with_relaxation",
-    "search_with_relaxation_async",
     "token_texts",
     "tokenize",
     "validate_match_mode",
