@@ -34,7 +34,7 @@ class Columns:
     """An absent integer filter value."""
 
 
-s = Columns
+s = Columns  # spelled as index.schema spells them (s.PROJECT_ID), so the rules read alike
 _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
 
