@@ -25,7 +25,7 @@ _PATH = re.compile(r"(?<![\w./-])((?:src/opindex|scripts|tests|docs|migrations)/
 _PACKAGE_PATH = re.compile(r"(?<![\w./-])(opindex/[\w/]+\.py)\b")
 # opindex.search.document, opindex.cli.main (a module, or a name one defines)
 _DOTTED = re.compile(r"(?<![\w./-])(opindex(?:\.\w+)+)")
-# `index.record_dictionary`, `search.sorted_sets.unique_sorted` (relative to opindex)
+# `index.record_dictionary`, `engine.sorted_sets.unique_sorted` (relative to opindex)
 _UNIT_DOTTED = re.compile(r"`((?:" + "|".join(UNITS) + r")(?:\.\w+)+)`")
 # `processes.py`, `evallib/corpus_stream.py`, `index/index_filters.py`
 _BARE = re.compile(r"`((?:\w+/)*\w+\.py)\b")
@@ -139,7 +139,7 @@ def test_every_path_a_doc_names_exists(doc: Path) -> None:
         ("ranked by opindex.search.worker_pool today", ["opindex.search.worker_pool"]),
         ("the re-rank in `opindex/service/rerank.py`", ["opindex/service/rerank.py"]),
         ("`scripts/no_such_check.py` runs in scripts/test", ["scripts/no_such_check.py"]),
-        ("`search.trigram_count.no_such_name`", ["search.trigram_count.no_such_name"]),
+        ("`engine.trigram_count.no_such_name`", ["engine.trigram_count.no_such_name"]),
         ("`decoder.py` decodes", ["decoder.py"]),
         ("opindex.cli.no_such_name", ["opindex.cli.no_such_name"]),
         ("`tests/index/test_gone.py`", ["tests/index/test_gone.py"]),
@@ -159,7 +159,7 @@ def test_a_dead_name_is_found(text: str, dead: list[str]) -> None:
         "a pool (`opindex.search.worker_pool`, commit 9922a64) was tried",
         "the config file opindex.toml, `state.sqlite3`, 3,545 docs/s",
         "## D9. old\n\n*Superseded by D10.*\n\n`scripts/gone.py`\n\n## D10. new\n",
-        "`search.trigram_count.holding_at_least`, `mcp.Client`",
+        "`engine.trigram_count.holding_at_least`, `mcp.Client`",
     ],
 )
 def test_a_living_or_historical_name_passes(text: str) -> None:

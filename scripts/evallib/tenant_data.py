@@ -33,6 +33,7 @@ from opindex.sync import sync_tenant
 
 SOURCE = Path(opindex.__file__).resolve().parent  # the opindex that runs, wherever it is
 INDEXED_BY = (
+    "engine",
     "index",
     "sync",
     "search",

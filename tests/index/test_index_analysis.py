@@ -12,18 +12,19 @@ import numpy as np
 import pytest
 from index_fixtures import work_package
 
-from opindex.errors import IndexUnavailableError
-from opindex.index import NO_FILTERS, IndexFilters, TenantIndex, analysis_writer
-from opindex.index.analysis_store import (
+from opindex.engine import analysis_writer
+from opindex.engine.analysis_store import (
     DIRECTORY,
     MANIFEST,
     MAX_SEGMENTS,
     KindSegment,
     alive_masks,
 )
-from opindex.index.analysis_writer import newest_to_merge
+from opindex.engine.analysis_writer import newest_to_merge
+from opindex.engine.trigram_postings import STORED_ARRAYS
+from opindex.errors import IndexUnavailableError
+from opindex.index import NO_FILTERS, IndexFilters, TenantIndex
 from opindex.records import Record
-from opindex.search import STORED_ARRAYS
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 

@@ -10,9 +10,9 @@ import numpy as np
 import tantivy
 from index_fixtures import work_package
 
+from opindex.engine.vector_rank import value_tokens
 from opindex.index import TenantIndex
 from opindex.index import schema as s
-from opindex.search import value_tokens
 from opindex.search.query import parse_query
 from opindex.search.tokenizer import token_texts
 

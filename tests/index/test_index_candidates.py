@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from index_fixtures import work_package
 
+from opindex.engine.token_index import TokenIndex
+from opindex.engine.vocabulary import Anchor, Vocabulary
 from opindex.errors import InvalidArgumentError
 from opindex.index import TenantIndex
-from opindex.index.vocabulary import Anchor, Vocabulary
-from opindex.search import TokenIndex
 from opindex.search.query import parse_query
 
 

@@ -12,17 +12,11 @@ import numpy as np
 import pytest
 from index_fixtures import work_package
 
+from opindex.engine.analysis_segment import MAGIC
+from opindex.engine.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS, _Files
+from opindex.engine.filters import FILTER_COLUMNS, MISSING, filter_mask, narrow_column, widen_column
 from opindex.errors import IndexDamagedError
 from opindex.index import IndexFilters, TenantIndex
-from opindex.index.analysis_segment import MAGIC
-from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS, _Files
-from opindex.index.index_filters import (
-    FILTER_COLUMNS,
-    MISSING,
-    filter_mask,
-    narrow_column,
-    widen_column,
-)
 from opindex.search.query import parse_query
 
 

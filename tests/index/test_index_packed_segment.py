@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from opindex.engine.analysis_segment import MAGIC, ArrayFile, FileCheck, write_arrays
+from opindex.engine.packed import DTYPE as PACKED_DTYPE
+from opindex.engine.packed import Packed24
 from opindex.errors import IndexDamagedError
-from opindex.index.analysis_segment import MAGIC, ArrayFile, FileCheck, write_arrays
-from opindex.search import PACKED_DTYPE, Packed24
 
 
 def _segment(tmp_path: Path) -> tuple[Path, FileCheck, np.ndarray]:

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 from index_fixtures import work_package
 
-from opindex.index import TenantIndex, analysis_writer
-from opindex.index.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
-from opindex.index.analysis_writer import newest_to_merge
+from opindex.engine import analysis_writer
+from opindex.engine.analysis_store import DIRECTORY, MANIFEST, MAX_SEGMENTS
+from opindex.engine.analysis_writer import newest_to_merge
+from opindex.index import TenantIndex
 from opindex.records import Record
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query

@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 from index_fixtures import work_package
 
+from opindex.engine import analysis_writer, trigram_postings
+from opindex.engine.analysis_segment import MAGIC
+from opindex.engine.analysis_store import DIRECTORY, MANIFEST, _Files
+from opindex.engine.trigram_postings import STORED_ARRAYS
 from opindex.errors import IndexDamagedError
-from opindex.index import TenantIndex, analysis_writer
-from opindex.index.analysis_segment import MAGIC
-from opindex.index.analysis_store import DIRECTORY, MANIFEST, _Files
+from opindex.index import TenantIndex
 from opindex.records import Record
-from opindex.search import STORED_ARRAYS, trigram_postings
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query
 

@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from index_fixtures import work_package
 
+from opindex.engine.analysis_segment import ArrayFile, FileCheck
+from opindex.engine.analysis_store import DIRECTORY
 from opindex.errors import IndexDamagedError
 from opindex.index import TenantIndex, checksums
-from opindex.index.analysis_segment import ArrayFile, FileCheck
-from opindex.index.analysis_store import DIRECTORY
 from opindex.index.generation_index import GenerationIndex
 from opindex.index.verification_record import (
     RACY_SECONDS,

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from index_fixtures import work_package
 
-from opindex.index import TenantIndex, analysis_writer
+from opindex.engine import analysis_writer
+from opindex.index import TenantIndex
 from opindex.records import Record
 from opindex.search.fields import rank_documents
 from opindex.search.query import parse_query

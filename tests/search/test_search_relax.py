@@ -16,11 +16,10 @@ from opindex.search.relax import (
     concept_expansion,
     drop_term,
     relaxation_plan,
-    search_with_relaxation,
-    search_with_relaxation_async,
     wildcard_suffix,
 )
 from opindex.search.thesaurus import BUILTIN_THESAURUS
+from opindex.service.relaxed_search import search_with_relaxation, search_with_relaxation_async
 
 FREQUENCIES = {"async": 12, "db": 0, "pool": 7, "exhaustion": 0, "tokio": 3, "runtime": 5}
 THESAURUS = {

@@ -1,17 +1,15 @@
 """Per-tenant Tantivy index: schema, generations, writer ownership, candidate retrieval."""
 
-from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
+from opindex.engine import NO_FILTERS, IndexFilters, StatusSelection, Vocabulary, updated_timestamp
+from opindex.index.backend import CommitInfo, IndexBackend, IndexStats, MatchedHits
 from opindex.index.candidates import CandidateList
 from opindex.index.checksums import Pace, mark_damaged, recorded_damage, verify_generation
 from opindex.index.compaction import compacted
 from opindex.index.generations import IndexDirectory, full_disk_note, generation_number
-from opindex.index.index_filters import NO_FILTERS, IndexFilters, StatusSelection
-from opindex.index.record_codec import updated_timestamp
 from opindex.index.reread import reread_generation
 from opindex.index.schema import SCHEMA_VERSION
 from opindex.index.tenant_index import DEFAULT_CANDIDATE_LIMIT, TenantIndex
 from opindex.index.verification_record import VERIFY_INTERVAL_SECONDS
-from opindex.index.vocabulary import Vocabulary
 
 __all__ = [
     "DEFAULT_CANDIDATE_LIMIT",
@@ -24,6 +22,7 @@ __all__ = [
     "IndexDirectory",
     "IndexFilters",
     "IndexStats",
+    "MatchedHits",
     "Pace",
     "StatusSelection",
     "TenantIndex",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
+from opindex.engine import IndexFilters
 from opindex.index.candidates import CandidateList
-from opindex.index.index_filters import IndexFilters
 from opindex.records import Record
-from opindex.search import Alternative, Query, Ranked, SearchDocument
+from opindex.search import Alternative, Query, RecordBests
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,19 @@ class IndexStats:
     terms: int  # distinct terms in the vocabulary (reading it verifies its checksum)
 
 
+@dataclass(frozen=True, slots=True)
+class MatchedHits:
+    """A fuzzy query's best records, each with its score and what it matched.
+
+    ``hits``: (record, rounded score, the engine's ``RecordBests``: each matching field's
+    best value and every value's score), best first. ``total``: the records passing the
+    gate. ``token_text`` names a token id of those details (for snippets)."""
+
+    hits: list[tuple[Record, float, RecordBests]]
+    total: int
+    token_text: Callable[[int], str]
+
+
 class IndexBackend(Protocol):
     """Storage, ranking and candidate retrieval for one tenant.
 
@@ -46,8 +59,8 @@ class IndexBackend(Protocol):
     the scorer's best *limit* records of a fuzzy query over every record, their scores and
     the exact number passing its gate; candidates() returns a superset of the records the
     scorer accepts, capped at *limit*, and says in the returned CandidateList whether the
-    cap cut anything. ranked_hits() is ranked() with each record's matching fields and
-    snippets, as ``rank_documents`` gives them.
+    cap cut anything. ranked_hits() is ranked() with what each record matched (the
+    engine's match details, from which the service builds fields and snippets).
     """
 
     def upsert(self, records: Iterable[Record]) -> int: ...
@@ -66,7 +79,7 @@ class IndexBackend(Protocol):
 
     def ranked_hits(
         self, query: Query, kind: str, filters: IndexFilters, limit: int, *, min_score: float
-    ) -> tuple[list[tuple[Record, Ranked[SearchDocument]]], int]: ...
+    ) -> MatchedHits: ...
 
     def term_frequency(self, kind: str, alternative: Alternative) -> int: ...
 

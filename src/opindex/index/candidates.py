@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 import tantivy
 
+from opindex.engine import raw_contains
 from opindex.index import schema as s
-from opindex.index.containment import raw_contains
 from opindex.index.generation_index import hit_count
 from opindex.index.index_filters import kind_query
 from opindex.records import Record

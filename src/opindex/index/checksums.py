@@ -42,6 +42,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
+from opindex.engine import Stamp as Stamp
+from opindex.engine import VerifiedFile as VerifiedFile
+from opindex.engine import damaged_error as damaged_error
 from opindex.errors import IndexDamagedError, IndexUnavailableError
 
 CHECKSUMS_FILE: Final = "checksums.json"
@@ -53,16 +56,11 @@ _PER_COMMIT: Final = frozenset({META_FILE, ANALYSIS_MANIFEST})
 _EXISTENCE_ONLY: Final = frozenset({".managed.json"})
 _CHUNK: Final = 1 << 20
 _RETRIES: Final = 3
-REPAIR: Final = "the next sync builds a new generation, or run `opindex rebuild`"
 
 _SETTLE_NS: Final = 2_000_000_000
 """``record`` remembers a file's digest only if it was modified this long before."""
 Pace = Callable[[int], None]
 """Called with the bytes just read; the background verifier sleeps there to bound its rate."""
-Stamp = tuple[int, int, int]
-"""A file's (inode, mtime in ns, size): a write or a replacement changes it."""
-VerifiedFile = tuple[Stamp, str]
-"""A file's stamp when it was found to have the SHA-256 beside it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,19 +183,7 @@ def read(path: Path) -> Checksums | None:
     return Checksums(opstamp, files)
 
 
-def damaged_error(path: Path, file: str | None, reason: str) -> IndexDamagedError:
-    """The error naming *file* (relative to the generation at *path*) as damaged."""
-    return _damaged(path, file, reason)
-
-
-def _damaged(path: Path, file: str | None, reason: str) -> IndexDamagedError:
-    where = f"{path}/{file}" if file is not None else f"a file under {path}"
-    return IndexDamagedError(
-        f"index generation {path.name} is damaged: {where} {reason}; {REPAIR}",
-        generation=path.name,
-        file=file,
-        reason=reason,
-    )
+_damaged = damaged_error
 
 
 def stat_stamp(path: Path) -> Stamp | None:

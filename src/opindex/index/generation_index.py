@@ -14,19 +14,13 @@ from pathlib import Path
 
 import tantivy
 
+from opindex.engine import AnalysisStore, Vocabulary, create_store
 from opindex.errors import IndexDamagedError, IndexUnavailableError
-from opindex.index import (
-    analysis_store,
-    checksums,
-    record_codec,
-    verification_record,
-)
+from opindex.index import checksums, record_codec, verification_record
 from opindex.index import schema as s
-from opindex.index.analysis_store import AnalysisStore
 from opindex.index.generations import full_disk_note
 from opindex.index.record_dictionary import RecordDictionaries
 from opindex.index.verification_record import VerificationRecord
-from opindex.index.vocabulary import Vocabulary
 from opindex.records import Record
 
 META_FILE = "meta.json"
@@ -261,7 +255,7 @@ class GenerationIndex:
             path.mkdir(parents=True, exist_ok=True)
             with tantivy_errors(path, "create"):
                 tantivy.Index(s.build_schema(), path=str(path), reuse=False)
-            analysis_store.create(path)
+            create_store(path)
             s.write_version(path)
         except OSError as exc:  # a full disk, a read-only directory
             raise IndexUnavailableError(f"cannot create an index at {path}: {exc}") from exc

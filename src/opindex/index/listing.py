@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import tantivy
 
+from opindex.engine import IndexFilters, Vocabulary, containment_needle, containment_tokens
 from opindex.index.candidates import CandidateList, records_by_id, run_scan
-from opindex.index.containment import containment_needle, containment_tokens
 from opindex.index.generation_index import Snapshot, analysis_errors, tantivy_errors
-from opindex.index.index_filters import IndexFilters, check_kind, filter_clauses
+from opindex.index.index_filters import check_kind, filter_clauses
 from opindex.index.recency import run_by_recency
-from opindex.index.vocabulary import Vocabulary
 from opindex.search import Query
 
 

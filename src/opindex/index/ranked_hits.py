@@ -1,20 +1,14 @@
-"""A fuzzy query's best records with their matching fields, from the analysis store."""
+"""A fuzzy query's best records with what each matched, from the text engine."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from opindex.engine import IndexFilters
+from opindex.index.backend import MatchedHits
 from opindex.index.generation_index import Snapshot, analysis_errors
-from opindex.index.index_filters import IndexFilters
 from opindex.records import Record
-from opindex.search import (
-    Kind,
-    Query,
-    Ranked,
-    RecordBests,
-    SearchDocument,
-    describe_documents,
-)
+from opindex.search import Kind, Query, RecordBests
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +41,12 @@ def ranked_records(snap: Snapshot, request: HitRequest) -> tuple[list[Record], l
     return records, scores, total
 
 
-def described_hits(
-    snap: Snapshot, request: HitRequest
-) -> tuple[list[tuple[Record, Ranked[SearchDocument]]], int]:
-    """The best records of *request* (read from the same snapshot), each
-    with what ``rank_documents`` answers for it, and how many records pass the gate.
-
-    The scores, each field's best value and the tokens its snippet centres on come from
-    the analysis store (``AnalysisView.described``); the record's text is not tokenized
-    again. A record the analysis names but Tantivy no longer holds (a commit in
-    progress) is left out, as ``ranked_records`` does.
+def described_hits(snap: Snapshot, request: HitRequest) -> MatchedHits:
+    """The best records of *request* (read from the same snapshot), each with its score
+    and what it matched (``AnalysisView.described``: each field's best value and the
+    tokens its snippet centres on; the record's text is not tokenized again), and how
+    many records pass the gate. A record the analysis names but Tantivy no longer holds
+    (a commit in progress) is left out, as ``ranked_records`` does.
     """
     with analysis_errors(snap.generation.path):
         view = snap.generation.analysis.view()
@@ -68,9 +58,4 @@ def described_hits(
         record = snap.record_by_id(request.kind, record_id)
         if record is not None:
             entries.append((record, score, bests))
-    described = describe_documents(
-        [(record.document, score, bests) for record, score, bests in entries],
-        request.kind,
-        view.token_text,
-    )
-    return [(entry[0], item) for entry, item in zip(entries, described, strict=True)], total
+    return MatchedHits(entries, total, view.token_text)

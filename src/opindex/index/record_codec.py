@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, TypeGuard
 
 import tantivy
 
+from opindex.engine import updated_timestamp
 from opindex.errors import IndexUnavailableError, InvalidArgumentError
 from opindex.index import schema as s
 from opindex.records import AttributeValue, Record
 from opindex.search import KINDS, FieldValue, Kind, SearchDocument, fast_token_texts
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def record_key(kind: str, record_id: int) -> str:
@@ -35,16 +34,6 @@ def analyse(record: Record) -> Rows:
         for value in fields.get(name, ()):
             rows.append((position, fast_token_texts(value.text)))
     return rows
-
-
-def updated_timestamp(value: datetime | None) -> int:
-    """Microseconds since the epoch (naive datetimes are taken as UTC); 0 when unknown."""
-    if value is None:
-        return 0
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    delta = value - _EPOCH
-    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
 def validate(record: Record) -> None:

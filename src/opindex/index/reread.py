@@ -14,8 +14,8 @@ import os
 from pathlib import Path
 from typing import Final
 
+from opindex.engine import DIRECTORY, MANIFEST, listed_segments
 from opindex.errors import IndexDamagedError
-from opindex.index.analysis_store import DIRECTORY, MANIFEST, listed_segments
 from opindex.index.checksums import (
     Pace,
     Verification,

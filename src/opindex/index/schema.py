@@ -9,6 +9,7 @@ from typing import Final
 
 import tantivy
 
+from opindex.engine import Columns
 from opindex.errors import IndexNeedsRebuildError, IndexUnavailableError
 from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 
@@ -32,14 +33,15 @@ KEY: Final = "key"  # "kind:id", raw: the unique delete/upsert term
 KIND: Final = "kind"
 ID: Final = "id"  # i64: deletes by a u64 term silently do nothing
 RECORD: Final = "record"  # stored JSON of the Record
-PROJECT_ID: Final = "project_id"
-STATUS_ID: Final = "status_id"
-IS_CLOSED: Final = "is_closed"
-TYPE_ID: Final = "type_id"
-ASSIGNEE_ID: Final = "assignee_id"
-AUTHOR_ID: Final = "author_id"  # filters by author (since version 2)
-UPDATED_TS: Final = "updated_ts"  # microseconds since the epoch (UTC); 0 when unknown
-MISSING: Final = -(2**63)
+# The filter fields are the engine's filter columns (one filter model: opindex.engine).
+PROJECT_ID: Final = Columns.PROJECT_ID
+STATUS_ID: Final = Columns.STATUS_ID
+IS_CLOSED: Final = Columns.IS_CLOSED
+TYPE_ID: Final = Columns.TYPE_ID
+ASSIGNEE_ID: Final = Columns.ASSIGNEE_ID
+AUTHOR_ID: Final = Columns.AUTHOR_ID  # filters by author (since version 2)
+UPDATED_TS: Final = Columns.UPDATED_TS  # microseconds since the epoch (UTC); 0 when unknown
+MISSING: Final = Columns.MISSING
 """An absent integer filter value in the analysis store's columns."""
 
 INTEGER_FILTER_FIELDS: Final = (PROJECT_ID, STATUS_ID, TYPE_ID, ASSIGNEE_ID, AUTHOR_ID)

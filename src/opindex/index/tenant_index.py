@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final
 
 import tantivy
 
+from opindex.engine import NO_FILTERS, AnalysisWriter, IndexFilters, Vocabulary
 from opindex.errors import (
     IndexMissingError,
     IndexUnavailableError,
@@ -18,8 +19,7 @@ from opindex.errors import (
 )
 from opindex.index import checksums, record_codec
 from opindex.index import schema as s
-from opindex.index.analysis_writer import AnalysisWriter
-from opindex.index.backend import CommitInfo, IndexBackend, IndexStats
+from opindex.index.backend import CommitInfo, IndexBackend, IndexStats, MatchedHits
 from opindex.index.candidates import CandidateList
 from opindex.index.generation_index import (
     RECORD_CACHE_SIZE,
@@ -30,19 +30,13 @@ from opindex.index.generation_index import (
     tantivy_errors,
 )
 from opindex.index.generations import IndexDirectory
-from opindex.index.index_filters import (
-    NO_FILTERS,
-    IndexFilters,
-    check_kind,
-    kind_query,
-)
+from opindex.index.index_filters import check_kind, kind_query
 from opindex.index.listing import listed_candidates
 from opindex.index.ranked_hits import HitRequest, described_hits, ranked_records
 from opindex.index.record_codec import Rows
 from opindex.index.record_dictionary import compress_all
-from opindex.index.vocabulary import Vocabulary
 from opindex.records import Record
-from opindex.search import DEFAULT_MIN_SCORE, KINDS, Alternative, Query, Ranked, SearchDocument
+from opindex.search import DEFAULT_MIN_SCORE, KINDS, Alternative, Query
 
 # One indexing thread with a modest heap: a sync is bounded by the API, not by Tantivy,
 # and a server process holds no writer at all between syncs.
@@ -410,9 +404,9 @@ class TenantIndex:
         limit: int = DEFAULT_CANDIDATE_LIMIT,
         *,
         min_score: float = DEFAULT_MIN_SCORE,
-    ) -> tuple[list[tuple[Record, Ranked[SearchDocument]]], int]:
-        """``ranked``, each record with ``rank_documents``' answer for it (score, matching
-        fields, snippets), built from the analysis store (``ranked_hits.described_hits``)."""
+    ) -> MatchedHits:
+        """``ranked``, each record with what it matched: the engine's match details,
+        from which ``describe_documents`` builds fields and snippets (``described_hits``)."""
         if query.containment or not query.terms:
             raise InvalidArgumentError("ranked_hits() takes a fuzzy query with terms")
         request = HitRequest(query, check_kind(kind), filters, limit, min_score)

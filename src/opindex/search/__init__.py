@@ -1,4 +1,4 @@
-"""Pure, I/O-free text matching: normalization, scoring, ranking, snippets, relaxation."""
+"""Pure text matching: the spec's scalar scorer (the engine's reference), queries, relaxation."""
 
 from opindex.search.analysis import (
     AnalyzedDocument,
@@ -7,7 +7,6 @@ from opindex.search.analysis import (
     analyze_document,
     fast_token_texts,
 )
-from opindex.search.best_values import FieldBest, RecordBests, field_bests
 from opindex.search.document import (
     KIND_KEYS,
     KIND_LABELS,
@@ -26,6 +25,9 @@ from opindex.search.fields import (
     rank_documents_counted,
 )
 from opindex.search.match import (
+    BASE_SCALE,
+    PHRASE_BONUS,
+    SPREAD_SCALE,
     ContainmentMatcher,
     FieldScore,
     QueryMatcher,
@@ -33,9 +35,7 @@ from opindex.search.match import (
     round_score,
     score_field,
 )
-from opindex.search.packed import DTYPE as PACKED_DTYPE
-from opindex.search.packed import LIMIT as PACKED_LIMIT
-from opindex.search.packed import Packed24, packed_size
+from opindex.search.match_details import FieldBest, RecordBests
 from opindex.search.query import (
     Alternative,
     MatchMode,
@@ -53,48 +53,43 @@ from opindex.search.relax import (
     concept_expansion,
     drop_term,
     relaxation_plan,
-    search_with_relaxation,
-    search_with_relaxation_async,
     wildcard_suffix,
 )
-from opindex.search.score import bounded_levenshtein, score_token
+from opindex.search.score import (
+    CONTAINS_SCORE,
+    EDIT_PENALTY,
+    EXACT_SCORE,
+    PREFIX_SCORE,
+    SHARED_PREFIX_BASE,
+    SHARED_PREFIX_MIN,
+    SHARED_PREFIX_SPAN,
+    bounded_levenshtein,
+    edit_budget,
+    score_token,
+)
 from opindex.search.snippet import extract_snippet
-from opindex.search.sorted_sets import expand_ranges, unique_sorted
 from opindex.search.thesaurus import BUILTIN_THESAURUS
-from opindex.search.token_index import TokenIndex, lookup_all, term_matches
-from opindex.search.token_rank import TokenRank
 from opindex.search.tokenizer import Token, normalize_text, normalize_token, token_texts, tokenize
-from opindex.search.top_records import top_records, top_rounded
-from opindex.search.trigram_postings import (
-    MAX_SLICE_TOKENS,
-    STORED_ARRAYS,
-    index_arrays,
-    lists_bounded,
-    stored_lists,
-    token_bounds,
-)
-from opindex.search.vector_rank import (
-    TermMatches,
-    ValueTable,
-    gather,
-    score_table,
-    table_from_arrays,
-    value_tokens,
-)
 
 __all__ = [
+    "BASE_SCALE",
     "BUILTIN_THESAURUS",
+    "CONTAINS_SCORE",
     "DEEP_FIELDS",
     "DEFAULT_MIN_SCORE",
+    "EDIT_PENALTY",
+    "EXACT_SCORE",
     "FIELD_SPECS",
     "KINDS",
     "KIND_KEYS",
     "KIND_LABELS",
-    "MAX_SLICE_TOKENS",
-    "PACKED_DTYPE",
-    "PACKED_LIMIT",
+    "PHRASE_BONUS",
+    "PREFIX_SCORE",
     "SHALLOW_FIELDS",
-    "STORED_ARRAYS",
+    "SHARED_PREFIX_BASE",
+    "SHARED_PREFIX_MIN",
+    "SHARED_PREFIX_SPAN",
+    "SPREAD_SCALE",
     "Alternative",
     "AnalyzedDocument",
     "AnalyzedText",
@@ -106,7 +101,6 @@ __all__ = [
     "FieldValue",
     "Kind",
     "MatchMode",
-    "Packed24",
     "Query",
     "QueryMatcher",
     "Ranked",
@@ -115,11 +109,7 @@ __all__ = [
     "SearchDocument",
     "Strategy",
     "Term",
-    "TermMatches",
     "Token",
-    "TokenIndex",
-    "TokenRank",
-    "ValueTable",
     "alternative_score",
     "analyze",
     "analyze_document",
@@ -127,19 +117,13 @@ __all__ = [
     "concept_expansion",
     "describe_documents",
     "drop_term",
-    "expand_ranges",
+    "edit_budget",
     "extract_snippet",
     "fast_token_texts",
-    "field_bests",
     "field_names",
-    "gather",
-    "index_arrays",
-    "lists_bounded",
-    "lookup_all",
     "match_spans",
     "normalize_text",
     "normalize_token",
-    "packed_size",
     "parse_query",
     "rank_documents",
     "rank_documents_counted",
@@ -148,20 +132,9 @@ __all__ = [
     "render_query",
     "round_score",
     "score_field",
-    "score_table",
     "score_token",
-    "search_with_relaxation",
-    "search_with_relaxation_async",
-    "stored_lists",
-    "table_from_arrays",
-    "term_matches",
-    "token_bounds",
     "token_texts",
     "tokenize",
-    "top_records",
-    "top_rounded",
-    "unique_sorted",
     "validate_match_mode",
-    "value_tokens",
     "wildcard_suffix",
 ]

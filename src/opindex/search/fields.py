@@ -7,8 +7,8 @@ from types import MappingProxyType
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedDocument, AnalyzedText, analyze_document
-from opindex.search.best_values import RecordBests
 from opindex.search.document import KINDS, Kind, SearchDocument
+from opindex.search.match_details import RecordBests
 from opindex.search.query import MatchMode, Query, parse_query
 from opindex.search.rank import (
     DEFAULT_MIN_SCORE,

@@ -11,7 +11,6 @@ from typing import Generic, Protocol, TypeVar, cast
 
 from opindex.errors import InvalidArgumentError
 from opindex.search.analysis import AnalyzedText
-from opindex.search.best_values import RecordBests
 from opindex.search.match import (
     ContainmentMatcher,
     QueryMatcher,
@@ -19,6 +18,7 @@ from opindex.search.match import (
     round_score,
     text_token_starts,
 )
+from opindex.search.match_details import RecordBests
 from opindex.search.query import MatchMode, Query, parse_query
 from opindex.search.snippet import extract_snippet
 

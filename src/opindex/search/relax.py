@@ -1,12 +1,12 @@
-"""Zero-hit relaxation: pure query rewrites and the orchestrators that try them in order."""
+"""Zero-hit relaxation: pure query rewrites and the plan that orders them (no searching)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, TypeVar
+from typing import Literal
 
-from opindex.search.query import Alternative, Query, Term, parse_query, render_query
+from opindex.search.query import Alternative, Query, Term, render_query
 from opindex.search.thesaurus import BUILTIN_THESAURUS
 from opindex.search.tokenizer import token_texts
 
@@ -22,7 +22,6 @@ DocFreq = Callable[[Alternative], int]
 """How many records hold a token the alternative matches by the scorer's rules (typos,
 prefixes, containment included), so a misspelt word is not taken for an absent one."""
 Thesaurus = Mapping[str, Sequence[str]]
-R = TypeVar("R")
 
 
 def wildcard_suffix(query: Query) -> Query | None:
@@ -154,59 +153,3 @@ def relaxation_plan(
     expanded = concept_expansion(query, BUILTIN_THESAURUS if thesaurus is None else thesaurus)
     if expanded is not None and fresh(expanded):
         yield "concept_expansion", expanded
-
-
-def _as_query(query: Query | str) -> Query:
-    return parse_query(query) if isinstance(query, str) else query
-
-
-def _outcome(
-    original: Query, effective: Query, strategy: Strategy | None, added: int
-) -> RelaxationOutcome:
-    return RelaxationOutcome(strategy, original.text, render_query(effective), added)
-
-
-def search_with_relaxation(
-    query: Query | str,
-    run: Callable[[Query], Sequence[R]],
-    *,
-    doc_freq: DocFreq | None = None,
-    thesaurus: Thesaurus | None = None,
-    enabled: bool = True,
-) -> tuple[Sequence[R], RelaxationOutcome]:
-    """Run *query*; on zero hits try the relaxation plan until one query has a hit.
-
-    The relaxed queries are scored by the same rules (the threshold is never lowered).
-    With *enabled* False, or when nothing helps, the primary results are returned.
-    """
-    primary = _as_query(query)
-    results = run(primary)
-    if results or not enabled:
-        return results, _outcome(primary, primary, None, 0)
-    plan = relaxation_plan(primary, doc_freq=doc_freq, thesaurus=thesaurus)
-    for strategy, relaxed in plan:
-        relaxed_results = run(relaxed)
-        if relaxed_results:
-            return relaxed_results, _outcome(primary, relaxed, strategy, len(relaxed_results))
-    return results, _outcome(primary, primary, None, 0)
-
-
-async def search_with_relaxation_async(
-    query: Query | str,
-    run: Callable[[Query], Awaitable[Sequence[R]]],
-    *,
-    doc_freq: DocFreq | None = None,
-    thesaurus: Thesaurus | None = None,
-    enabled: bool = True,
-) -> tuple[Sequence[R], RelaxationOutcome]:
-    """The async twin of ``search_with_relaxation`` (same plan, awaited *run*)."""
-    primary = _as_query(query)
-    results = await run(primary)
-    if results or not enabled:
-        return results, _outcome(primary, primary, None, 0)
-    plan = relaxation_plan(primary, doc_freq=doc_freq, thesaurus=thesaurus)
-    for strategy, relaxed in plan:
-        relaxed_results = await run(relaxed)
-        if relaxed_results:
-            return relaxed_results, _outcome(primary, relaxed, strategy, len(relaxed_results))
-    return results, _outcome(primary, primary, None, 0)

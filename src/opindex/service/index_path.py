@@ -15,7 +15,13 @@ from collections.abc import Sequence
 
 from opindex.index import IndexBackend, IndexFilters
 from opindex.records import Record
-from opindex.search import DEFAULT_MIN_SCORE, Kind, Query, rank_documents_counted
+from opindex.search import (
+    DEFAULT_MIN_SCORE,
+    Kind,
+    Query,
+    describe_documents,
+    rank_documents_counted,
+)
 from opindex.service.result_builder import ScoredHit
 
 FIRST_WINDOW = 200
@@ -66,8 +72,13 @@ def _search_analysed(
     ``rank_documents`` gives them (ARCHITECTURE invariant 3), built from the store's
     scores with only the reported values analysed again (``IndexBackend.ranked_hits``).
     """
-    hits, total = index.ranked_hits(query, kind, filters, limit, min_score=DEFAULT_MIN_SCORE)
-    return HitList([ScoredHit(record, item) for record, item in hits], total=total)
+    found = index.ranked_hits(query, kind, filters, limit, min_score=DEFAULT_MIN_SCORE)
+    entries = [(record.document, score, bests) for record, score, bests in found.hits]
+    described = describe_documents(entries, kind, found.token_text)
+    return HitList(
+        [ScoredHit(hit[0], item) for hit, item in zip(found.hits, described, strict=True)],
+        total=found.total,
+    )
 
 
 def search_index(

@@ -22,11 +22,13 @@ from opindex.search import (
     Query,
     RelaxationOutcome,
     parse_query,
+)
+from opindex.service.index_path import HitList, search_index
+from opindex.service.relaxed_search import (
+    Thesaurus,
     search_with_relaxation,
     search_with_relaxation_async,
 )
-from opindex.service.index_path import HitList, search_index
-from opindex.service.relaxed_search import Thesaurus
 from opindex.service.request_filters import check_filters, index_filters
 from opindex.service.result_builder import ResultBuilder, ScoredHit
 from opindex.service.routing import choose_route, is_upstream_unavailable

@@ -24,11 +24,11 @@ from typing import TYPE_CHECKING
 from opindex.config import TenantConfig
 from opindex.disclosure import public_detail
 from opindex.errors import IndexMissingError, IndexUnavailableError, StateError
-from opindex.index import IndexBackend, TenantIndex
+from opindex.index import IndexBackend, IndexDirectory, TenantIndex
 from opindex.moments import Clock
 from opindex.service.directory import DIRECTORY_TTL_SECONDS, Directory, read_directory
 from opindex.service.relaxed_search import Thesaurus, merge_thesauri
-from opindex.state import StateStore, state_db_path
+from opindex.state import Checkpoint, StateStore, state_db_path
 from opindex.sync import Freshness, assess_freshness, index_directory
 
 if TYPE_CHECKING:
@@ -46,6 +46,16 @@ the index age counts as unknown (the search is answered live, with a note)."""
 OUTAGE_COOLDOWN_SECONDS = 30.0
 """After OpenProject proved unreachable, searches stop asking it for this long: a stale
 index answers at once instead of after the live path's whole retry budget."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class StateRows:
+    """The state rows freshness reads: the last successful sync's end and an unfinished
+    full sync's checkpoint, as of the connection's ``data_version``."""
+
+    version: int
+    indexed_at: datetime | None
+    checkpoint: Checkpoint | None
 
 
 class Tenant:
@@ -77,6 +87,9 @@ class Tenant:
         self._live: LiveSearcher | None = None
         self._directory: tuple[datetime, Directory] | None = None
         self._published: tuple[int, int, int] | None = None
+        self._pointers: IndexDirectory | None = None
+        self._rows: StateRows | None = None
+        """What freshness last read of the state, and the data version it read."""
         """CURRENT's stamp when it last named a generation (``_has_index``)."""
 
     # --- index and freshness ----------------------------------------------------------
@@ -120,7 +133,7 @@ class Tenant:
             return found
         try:
             state = self._state_store()
-            checkpoint = state.get_checkpoint() if state is not None else None
+            checkpoint = self._state_rows(state).checkpoint if state is not None else None
         except StateError:
             return found
         if checkpoint is None:
@@ -149,7 +162,7 @@ class Tenant:
             return Freshness("missing", problem=public_detail(exc))
         try:
             state = self._state_store()
-            run = state.last_successful_run() if state is not None else None
+            indexed_at = self._state_rows(state).indexed_at if state is not None else None
         except StateError as exc:
             logger.warning("tenant %s: cannot read the state database: %s", self.name, exc)
             self._close_state()
@@ -158,17 +171,28 @@ class Tenant:
                 "age is unknown"
             )
             return Freshness("stale", problem=problem)
-        indexed_at = run.finished_at if run is not None else None
         return assess_freshness(
             indexed_at,
             max_staleness=timedelta(seconds=self.config.max_staleness_seconds),
             now=self._clock(),
         )
 
+    def _state_rows(self, state: StateStore) -> StateRows:
+        """The state rows freshness needs, read again only after another connection
+        committed (``data_version``): a search reads one pragma, not the rows."""
+        version = state.data_version()
+        if self._rows is None or self._rows.version != version:
+            run = state.last_successful_run()
+            finished = run.finished_at if run is not None else None
+            self._rows = StateRows(version, finished, state.get_checkpoint())
+        return self._rows
+
     def _has_index(self, data_dir: Path) -> bool:
         """Whether CURRENT names a generation; read again only when its stamp changed
         (a publish replaces the file: a new inode), as ``TenantIndex`` does."""
-        pointers = index_directory(data_dir, self.name)
+        if self._pointers is None:
+            self._pointers = index_directory(data_dir, self.name)
+        pointers = self._pointers
         stamp = pointers.pointer_stamp()
         if stamp is None:
             self._published = None
@@ -180,6 +204,7 @@ class Tenant:
         return True
 
     def _close_state(self) -> None:
+        self._rows = None  # data_version is per connection
         if self._state is not None:
             with contextlib.suppress(StateError):
                 self._state.close()

@@ -168,6 +168,12 @@ class StateDatabase:
     def _now(self) -> str:
         return to_text(self._clock())
 
+    def data_version(self) -> int:
+        """SQLite's ``data_version`` of this connection: it changes whenever another
+        connection commits, so a reader can keep what it read until then (one pragma)."""
+        with self._reading("reading the data version") as connection:
+            return int(connection.execute("PRAGMA data_version").fetchone()[0])
+
     def applied_migrations(self) -> list[str]:
         """Names of the migrations applied to this database."""
         with self._reading("reading migrations") as connection:

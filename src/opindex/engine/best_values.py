@@ -12,46 +12,23 @@ values listed on their own (comments, agenda items) need no scoring again either
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.match import BASE_SCALE, PHRASE_BONUS
-from opindex.search.sorted_sets import expand_ranges, unique_sorted
-from opindex.search.vector_rank import (
+from opindex.engine.sorted_sets import expand_ranges, unique_sorted
+from opindex.engine.vector_rank import (
     IntArray,
     TermMatches,
     ValueTable,
     phrase_owners,
     value_tokens,
 )
+from opindex.search import BASE_SCALE, PHRASE_BONUS, FieldBest, RecordBests
 
 FloatArray = npt.NDArray[np.float64]
-
-
-@dataclass(frozen=True, slots=True)
-class FieldBest:
-    """A field of a record with a match: its position in the kind's field list, its best
-    value's score (raw, not rounded) and that value's position among the field's values."""
-
-    field: int
-    score: float
-    value_index: int
-    targets: tuple[int, ...] = ()
-    """The token ids of that value giving a term its best score there (for the snippet)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RecordBests:
-    """What ``field_bests`` finds for one record."""
-
-    fields: list[FieldBest]
-    """Its fields whose best value scores above 0, in field order."""
-    values: Mapping[int, tuple[float, ...]]
-    """The raw score of every value of each field holding values, by field position
-    (0 for a value without a match): ``QueryMatcher.score`` of the value's text."""
 
 
 def _token_scores(term: TermMatches, tokens: IntArray) -> FloatArray:

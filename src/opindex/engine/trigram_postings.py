@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.score import SHARED_PREFIX_MIN
+from opindex.search import SHARED_PREFIX_MIN
 
 _PAD = ord("\n")
 _SHIFT = 21  # code points fit in 21 bits: three make one int64 trigram key

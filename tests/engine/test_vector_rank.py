@@ -8,16 +8,11 @@ import random
 import numpy as np
 import pytest
 
-from opindex.search.document import FieldValue, SearchDocument
-from opindex.search.fields import FIELD_SPECS, field_names, rank_documents_counted
-from opindex.search.packed import Packed24
-from opindex.search.query import Query, parse_query
-from opindex.search.rank import DEFAULT_MIN_SCORE
-from opindex.search.score_rounding import round_scores
-from opindex.search.token_index import TokenIndex, lookup_all, term_matches
-from opindex.search.tokenizer import token_texts
-from opindex.search.top_records import top_records, top_rounded
-from opindex.search.vector_rank import (
+from opindex.engine.packed import Packed24
+from opindex.engine.score_rounding import round_scores
+from opindex.engine.token_index import TokenIndex, lookup_all, term_matches
+from opindex.engine.top_records import top_records, top_rounded
+from opindex.engine.vector_rank import (
     SLICED_TOKENS,
     TermMatches,
     build_table,
@@ -26,6 +21,11 @@ from opindex.search.vector_rank import (
     score_bound,
     score_table,
 )
+from opindex.search.document import FieldValue, SearchDocument
+from opindex.search.fields import FIELD_SPECS, field_names, rank_documents_counted
+from opindex.search.query import Query, parse_query
+from opindex.search.rank import DEFAULT_MIN_SCORE
+from opindex.search.tokenizer import token_texts
 
 WORDS = [
     "login",

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from opindex.search.token_rank import TokenRank
+from opindex.engine.token_rank import TokenRank
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.uint16, np.uint32])

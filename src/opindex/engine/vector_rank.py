@@ -30,13 +30,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search import token_streams
-from opindex.search.coverage import phrase_holds_every_term, within_reach
-from opindex.search.match import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
-from opindex.search.packed import Packed24
-from opindex.search.score_rounding import gate_threshold, rounds_above_zero
-from opindex.search.sorted_sets import expand_ranges, sort_order, unique_sorted
-from opindex.search.token_rank import TokenRank
+from opindex.engine import token_streams
+from opindex.engine.coverage import phrase_holds_every_term, within_reach
+from opindex.engine.packed import Packed24
+from opindex.engine.score_rounding import gate_threshold, rounds_above_zero
+from opindex.engine.sorted_sets import expand_ranges, sort_order, unique_sorted
+from opindex.engine.token_rank import TokenRank
+from opindex.search import BASE_SCALE, PHRASE_BONUS, SPREAD_SCALE
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -29,33 +29,26 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from opindex.engine.analysis_segment import ArrayFile, FileCheck
+from opindex.engine.best_values import field_bests
+from opindex.engine.damage import VerifiedFile, damaged_error
+from opindex.engine.filters import FILTER_COLUMNS, IndexFilters, filter_mask
+from opindex.engine.token_index import TokenIndex, lookup_all, term_matches
+from opindex.engine.token_rank import TokenRank
+from opindex.engine.top_records import top_rounded
+from opindex.engine.trigram_postings import STORED_ARRAYS, lists_bounded, token_bounds
+from opindex.engine.vector_rank import TermMatches, ValueTable, gather, score_table
 from opindex.errors import IndexUnavailableError
-from opindex.index.analysis_segment import ArrayFile, FileCheck
-from opindex.index.checksums import VerifiedFile, damaged_error
-from opindex.index.index_filters import FILTER_COLUMNS, IndexFilters, filter_mask
 from opindex.search import (
     DEFAULT_MIN_SCORE,
     FIELD_SPECS,
     KINDS,
-    STORED_ARRAYS,
     Alternative,
     Kind,
     Query,
     RecordBests,
     Term,
-    TermMatches,
-    TokenIndex,
-    TokenRank,
-    ValueTable,
-    field_bests,
-    gather,
-    lists_bounded,
-    lookup_all,
-    score_table,
-    term_matches,
-    token_bounds,
     token_texts,
-    top_rounded,
 )
 
 DIRECTORY: Final = "analysis"

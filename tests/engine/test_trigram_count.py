@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opindex.search.trigram_count import _counted, holding_at_least, weighed_at_least
+from opindex.engine.trigram_count import _counted, holding_at_least, weighed_at_least
 
 
 def _brute(

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.score import (
+from opindex.search import (
     CONTAINS_SCORE,
     EDIT_PENALTY,
     EXACT_SCORE,

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.sorted_sets import held_at
+from opindex.engine.sorted_sets import held_at
 
 IntArray = npt.NDArray[np.int64]
 

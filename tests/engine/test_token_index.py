@@ -9,12 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opindex.search import trigram_postings
-from opindex.search.analysis import AnalyzedText
-from opindex.search.match import token_starts
-from opindex.search.query import Alternative, alternative_score, parse_query
-from opindex.search.token_index import TokenIndex, lookup_all, term_matches
-from opindex.search.trigram_postings import (
+from opindex.engine import trigram_postings
+from opindex.engine.token_index import TokenIndex, lookup_all, term_matches
+from opindex.engine.trigram_postings import (
     LENGTH_CAP,
     LENGTH_SHIFT,
     LOCAL_MASK,
@@ -24,6 +21,9 @@ from opindex.search.trigram_postings import (
     stored_lists,
     token_bounds,
 )
+from opindex.search.analysis import AnalyzedText
+from opindex.search.match import token_starts
+from opindex.search.query import Alternative, alternative_score, parse_query
 
 LETTERS = "abcdeßσüé日0"
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from opindex.search.sorted_sets import sort_order, unique_sorted
+from opindex.engine.sorted_sets import sort_order, unique_sorted
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint16])

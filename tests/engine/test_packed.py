@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from opindex.search import PACKED_LIMIT, Packed24, packed_size
-from opindex.search.packed import pack
+from opindex.engine.packed import LIMIT as PACKED_LIMIT
+from opindex.engine.packed import Packed24, pack, packed_size
 
 
 @pytest.mark.parametrize("count", [0, 1, 2, 63, 64, 1000])

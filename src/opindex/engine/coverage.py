@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.match import BASE_SCALE, PHRASE_BONUS
+from opindex.search import BASE_SCALE, PHRASE_BONUS
 
 ROUNDING_MARGIN = 0.005 + 1e-6
 """A score rounds to two decimals at *m* or above only from ``m - 0.005`` on; the 1e-6

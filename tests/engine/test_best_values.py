@@ -6,19 +6,20 @@ import random
 
 import numpy as np
 import pytest
-from tests.search.test_vector_rank import WORDS, _corpus
+from tests.engine.test_vector_rank import WORDS, _corpus
 
+from opindex.engine.best_values import field_bests
+from opindex.engine.token_index import TokenIndex, lookup_all, term_matches
+from opindex.engine.top_records import top_rounded
+from opindex.engine.vector_rank import ValueTable, build_table, score_table
+from opindex.search import RecordBests
 from opindex.search.analysis import AnalyzedText
-from opindex.search.best_values import RecordBests, field_bests
 from opindex.search.document import FieldValue, Kind, SearchDocument
 from opindex.search.fields import FIELD_SPECS, describe_documents, field_names, rank_documents
 from opindex.search.match import QueryMatcher
 from opindex.search.query import Query, parse_query
 from opindex.search.rank import DEFAULT_MIN_SCORE, Ranked
-from opindex.search.token_index import TokenIndex, lookup_all, term_matches
 from opindex.search.tokenizer import token_texts
-from opindex.search.top_records import top_rounded
-from opindex.search.vector_rank import ValueTable, build_table, score_table
 
 
 class _Analysed:

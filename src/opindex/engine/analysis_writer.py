@@ -16,9 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from opindex.errors import IndexUnavailableError
-from opindex.index.analysis_segment import Column, write_arrays
-from opindex.index.analysis_store import (
+from opindex.engine.analysis_segment import Column, write_arrays
+from opindex.engine.analysis_store import (
     MAX_SEGMENTS,
     TABLE_ARRAYS,
     AnalysisStore,
@@ -29,19 +28,14 @@ from opindex.index.analysis_store import (
     manifest_entry,
     write_manifest,
 )
-from opindex.index.index_filters import FILTER_COLUMNS, narrow_column, widen_column
-from opindex.search import (
-    MAX_SLICE_TOKENS,
-    PACKED_LIMIT,
-    Kind,
-    Packed24,
-    ValueTable,
-    index_arrays,
-    stored_lists,
-    table_from_arrays,
-    unique_sorted,
-    value_tokens,
-)
+from opindex.engine.filters import FILTER_COLUMNS, narrow_column, widen_column
+from opindex.engine.packed import LIMIT as PACKED_LIMIT
+from opindex.engine.packed import Packed24
+from opindex.engine.sorted_sets import unique_sorted
+from opindex.engine.trigram_postings import MAX_SLICE_TOKENS, index_arrays, stored_lists
+from opindex.engine.vector_rank import ValueTable, table_from_arrays, value_tokens
+from opindex.errors import IndexUnavailableError
+from opindex.search import Kind
 
 IntArray = npt.NDArray[np.int64]
 

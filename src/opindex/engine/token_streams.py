@@ -16,7 +16,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.sorted_sets import expand_ranges
+from opindex.engine.sorted_sets import expand_ranges
 
 IntArray = npt.NDArray[np.int64]
 Bytes = npt.NDArray[np.uint8]

@@ -14,7 +14,7 @@ from typing import Final
 import numpy as np
 import numpy.typing as npt
 
-from opindex.index.vocabulary import Anchor, Vocabulary
+from opindex.engine.vocabulary import Anchor, Vocabulary
 from opindex.records import Record
 from opindex.search import Query, tokenize
 

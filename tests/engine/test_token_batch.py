@@ -7,9 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Levenshtein
 
-from opindex.search.query import Alternative, alternative_score
-from opindex.search.score import edit_budget
-from opindex.search.token_batch import (
+from opindex.engine.token_batch import (
     MAX_PATTERN,
     batch_scores,
     code_matrix,
@@ -17,6 +15,8 @@ from opindex.search.token_batch import (
     contains_token,
     edit_distances,
 )
+from opindex.search.query import Alternative, alternative_score
+from opindex.search.score import edit_budget
 
 LETTERS = "abcdeßσüé日0"
 WIDE = LETTERS + "\U0001f600"

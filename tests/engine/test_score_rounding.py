@@ -8,12 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from opindex.engine.score_rounding import gate_threshold, round_scores, rounds_above_zero
 from opindex.search.match import round_score
-from opindex.search.score_rounding import (
-    gate_threshold,
-    round_scores,
-    rounds_above_zero,
-)
 
 
 def test_rounding_matches_python_round_at_half_cents() -> None:

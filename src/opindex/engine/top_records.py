@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.match import round_score
-from opindex.search.score_rounding import gate_threshold, round_scores
+from opindex.engine.score_rounding import gate_threshold, round_scores
+from opindex.search import round_score
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search.match import round_score
+from opindex.search import round_score
 
 FloatArray = npt.NDArray[np.float64]
 BoolArray = npt.NDArray[np.bool_]

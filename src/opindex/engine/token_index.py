@@ -34,10 +34,8 @@ import numpy.typing as npt
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from opindex.search.query import Alternative, Term, alternative_score
-from opindex.search.score import EDIT_PENALTY, EXACT_SCORE, SHARED_PREFIX_MIN, edit_budget
-from opindex.search.sorted_sets import held_at, unique_sorted
-from opindex.search.token_batch import (
+from opindex.engine.sorted_sets import held_at, unique_sorted
+from opindex.engine.token_batch import (
     CONTAINS_MIN,
     MAX_PATTERN,
     MAX_WIDTH,
@@ -48,8 +46,8 @@ from opindex.search.token_batch import (
     contains_token,
     edit_distances,
 )
-from opindex.search.trigram_count import weighed_at_least
-from opindex.search.trigram_postings import (
+from opindex.engine.trigram_count import weighed_at_least
+from opindex.engine.trigram_postings import (
     LENGTH_CAP,
     LENGTH_SHIFT,
     STORED_ARRAYS,
@@ -61,7 +59,16 @@ from opindex.search.trigram_postings import (
     padded_keys,
     token_bounds,
 )
-from opindex.search.vector_rank import TermMatches
+from opindex.engine.vector_rank import TermMatches
+from opindex.search import (
+    EDIT_PENALTY,
+    EXACT_SCORE,
+    SHARED_PREFIX_MIN,
+    Alternative,
+    Term,
+    alternative_score,
+    edit_budget,
+)
 
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -22,9 +22,10 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from opindex.engine.damage import VerifiedFile, damaged_error
+from opindex.engine.packed import DTYPE as PACKED_DTYPE
+from opindex.engine.packed import Packed24, packed_size
 from opindex.errors import IndexDamagedError, IndexUnavailableError
-from opindex.index.checksums import VerifiedFile, damaged_error
-from opindex.search import PACKED_DTYPE, Packed24, packed_size
 
 MAGIC: Final = b"OPXSEG02"
 _ALIGN: Final = 64

@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from opindex.search import TokenIndex
+from opindex.engine.token_index import TokenIndex
 
 Anchor = Literal["anywhere", "start", "end", "whole"]
 IntArray = npt.NDArray[np.int64]

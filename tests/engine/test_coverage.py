@@ -6,9 +6,9 @@ import random
 
 import numpy as np
 import pytest
-from tests.search.test_vector_rank import WORDS, Analysed, _corpus
+from tests.engine.test_vector_rank import WORDS, Analysed, _corpus
 
-from opindex.search.coverage import phrase_holds_every_term, terms_needed, within_reach
+from opindex.engine.coverage import phrase_holds_every_term, terms_needed, within_reach
 from opindex.search.fields import rank_documents_counted
 from opindex.search.query import parse_query
 
