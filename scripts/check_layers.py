@@ -37,6 +37,7 @@ _BASE: dict[str, set[str]] = {
     "child_process": {"errors"},
     "webhook_config": {"config_table", "errors", "secret"},
     "webhook_signature": set(),
+    "kill_points": {"errors"},
 }
 # What the edges (command line, MCP server, daemon, webhooks, demo) may use besides the
 # service: configuration, the request/response types and the small base units.
@@ -47,12 +48,12 @@ ALLOWED: dict[str, set[str]] = {
     "search": {"errors"},
     "extract": {"errors"},
     "openproject": {"errors", "lazy_names"},
-    "state": {"errors", "moments"},
+    "state": {"errors", "kill_points", "moments"},
     "config": {"config_table", "errors", "secret", "state", "webhook_config"},
     "records": {"search"},
     "envelope": {"errors", "records", "search"},
     "record_builders": {"errors", "openproject", "records", "search"},
-    "index": {"errors", "records", "search"},
+    "index": {"errors", "kill_points", "records", "search"},
     "live": {
         *{"envelope", "errors", "lazy_names", "openproject", "record_builders", "records"},
         "search",
