@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
@@ -294,16 +295,23 @@ def run_rounds(
     randoms: int,
     rng: random.Random,
     report: Callable[[Outcome], None] = lambda outcome: None,
+    deadline: float | None = None,
 ) -> list[Outcome]:
     """Every chosen boundary kill of each scenario, then *randoms* random-moment kills of
-    a first full sync (uniform over its reference duration)."""
+    a first full sync (uniform over its reference duration); no round starts after
+    *deadline* (``time.monotonic()``)."""
+    rounds: list[Callable[[], Outcome]] = [
+        partial(loop.kill_at, scenario, occurrence)
+        for scenario in scenarios
+        for occurrence in choose(loop.occurrences[scenario], selection)
+    ]
+    moments = [rng.uniform(0.5, loop.seconds["first"]) for _ in range(randoms)]
+    rounds += [partial(loop.kill_after, "first", moment) for moment in moments]
     outcomes: list[Outcome] = []
-    for scenario in scenarios:
-        for occurrence in choose(loop.occurrences[scenario], selection):
-            outcomes.append(loop.kill_at(scenario, occurrence))
-            report(outcomes[-1])
-    for _ in range(randoms):
-        outcomes.append(loop.kill_after("first", rng.uniform(0.5, loop.seconds["first"])))
+    for one_round in rounds:
+        if deadline is not None and time.monotonic() > deadline:
+            break
+        outcomes.append(one_round())
         report(outcomes[-1])
     return outcomes
 
@@ -325,6 +333,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scenarios", nargs="+", choices=SCENARIOS, default=list(SCENARIOS))
     parser.add_argument("--all-occurrences", action="store_true", help="kill at every one")
     parser.add_argument("--keep", action="store_true", help="keep the working directory")
+    parser.add_argument(
+        "--max-minutes", type=float, default=180.0, help="start no kill after this long"
+    )
     return parser.parse_args(argv)
 
 
@@ -342,13 +353,18 @@ def main(argv: list[str] | None = None) -> int:
                     f"{loop.seconds[scenario]:.1f} s"
                 )
             print(f"{'scenario':<12} {'kill':<20} {'killed':>6} {'next':>6} {'checkpoint':<10}")
+            selection: Selection = "all" if args.all_occurrences else "ends"
+            planned = args.random + sum(
+                len(choose(loop.occurrences[scenario], selection)) for scenario in args.scenarios
+            )
             outcomes = run_rounds(
                 loop,
                 args.scenarios,
-                "all" if args.all_occurrences else "ends",
+                selection,
                 args.random,
                 random.Random(seed),
                 lambda outcome: print(row(outcome), flush=True),
+                started + args.max_minutes * 60,
             )
     finally:
         if not args.keep:
@@ -356,7 +372,8 @@ def main(argv: list[str] | None = None) -> int:
     failed = [outcome for outcome in outcomes if not outcome.ok]
     recovered = sum(outcome.recovery_exit == 0 for outcome in outcomes)
     print(
-        f"summary: {len(outcomes)} kills, {recovered} following syncs exited 0, "
+        f"summary: {len(outcomes)} of {planned} planned kills, "
+        f"{recovered} following syncs exited 0, "
         f"{len(outcomes) - len(failed)} matched the corpus and status, {len(failed)} failed "
         f"({time.monotonic() - started:.0f} s, seed {seed})"
     )
