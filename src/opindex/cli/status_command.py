@@ -97,10 +97,16 @@ def render(status: TenantStatus, now: datetime) -> str:
         )
     checkpoint = status.checkpoint
     if checkpoint is not None:
+        problem = status.checkpoint_problem
         lines.append(
             f"  unfinished {checkpoint.run_kind} sync: {checkpoint.records_done} of "
             f"{checkpoint.records_total} work packages committed in {checkpoint.checkpoints} "
-            f"checkpoint(s), last {_when(checkpoint.updated_at, now)}; the next sync resumes it"
+            f"checkpoint(s), last {_when(checkpoint.updated_at, now)}; "
+            + (
+                "the next sync resumes it"
+                if problem is None
+                else f"the next sync discards it ({problem}) and builds a fresh generation"
+            )
         )
     server = (status.capabilities or {}).get("server")
     if isinstance(server, dict):

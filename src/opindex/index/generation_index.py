@@ -332,6 +332,22 @@ class GenerationIndex:
                 "new index"
             )
 
+    def commit_disagreement(self) -> str | None:
+        """What disagrees about the last commit among its three records (Tantivy's
+        meta.json, the analysis store's manifest, checksums.json), None when all three
+        name the same opstamp. Like ``check_complete``, only a caller holding the
+        tenant's lock may take a disagreement for an interrupted commit."""
+        committed = self.opstamp()
+        with analysis_errors(self.path):
+            analysed = self.analysis.manifest()["opstamp"]
+        if analysed != committed:
+            return f"its analysis describes commit {analysed}, Tantivy is at commit {committed}"
+        recorded = checksums.read(self.path)
+        if recorded is None or recorded.opstamp != committed:
+            held = "no commit" if recorded is None else f"commit {recorded.opstamp}"
+            return f"its checksums describe {held}, Tantivy is at commit {committed}"
+        return None
+
     def opstamp(self) -> int:
         """The opstamp of the last commit, read from meta.json."""
         try:

@@ -19,6 +19,7 @@ import shutil
 from pathlib import Path
 from typing import Final
 
+from opindex import kill_points
 from opindex.errors import IndexUnavailableError
 
 POINTER: Final = "CURRENT"
@@ -118,6 +119,7 @@ class IndexDirectory:
         except OSError as exc:
             raise IndexUnavailableError(f"cannot publish {name}: {exc}") from exc
         _fsync_dir(self.root)
+        kill_points.reached("current-switch")
 
     def discard(self, name: str) -> None:
         """Remove generation *name*; refuses to remove the live one."""

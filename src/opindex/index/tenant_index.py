@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Final
 
 import tantivy
 
+from opindex import kill_points
 from opindex.engine import NO_FILTERS, AnalysisWriter, IndexFilters, Vocabulary
 from opindex.errors import (
     IndexMissingError,
@@ -296,10 +297,13 @@ class TenantIndex:
                 with tantivy_errors(generation.path, "commit"):
                     writer.commit()
                 self._release_writer(rollback=False)  # waits for merges: the files settle
+                kill_points.reached("tantivy-commit")
                 analysis.commit(generation.opstamp())
+                kill_points.reached("analysis-commit")
                 if self._hashed[0] != generation.name:
                     self._hashed = (generation.name, {})
                 checksums.record(generation.path, self._hashed[1])
+                kill_points.reached("checksums")
                 generation.refresh(force=True)
                 self._idle = (generation.name, analysis)
             else:
@@ -377,6 +381,11 @@ class TenantIndex:
         """Raise IndexUnavailableError if the last commit was interrupted between Tantivy
         and the analysis store (call only while holding the tenant's lock)."""
         self._generation().check_complete()
+
+    def commit_disagreement(self) -> str | None:
+        """What disagrees about the last commit (Tantivy, analysis store, checksums), None
+        when they agree (meaningful only while holding the tenant's lock)."""
+        return self._generation().commit_disagreement()
 
     def ranked(
         self,

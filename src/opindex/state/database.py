@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Self
 
+from opindex import kill_points
 from opindex.errors import StateCorruptError
 from opindex.state.connection import (
     DEFAULT_BUSY_TIMEOUT_SECONDS,
@@ -138,6 +139,7 @@ class StateDatabase:
                     with contextlib.suppress(sqlite3.Error):
                         self._connection.execute("ROLLBACK")
                     raise state_error(exc, self.path, "committing", self._busy_timeout) from exc
+                kill_points.reached("state-commit")
             else:
                 self._execute_control(f"RELEASE nested_{depth}", "committing a savepoint")
 

@@ -9,6 +9,13 @@ for a first sync, the live path) keeps answering searches meanwhile. When the ru
 generation, and reads only what the checkpoint does not hold in its current version.
 A crash between a generation commit and its checkpoint row costs only a re-read of the
 records of that one commit (upserts are idempotent).
+
+A checkpoint is continued only when every part of its generation agrees (ARCHITECTURE
+invariant 6): Tantivy's commit, the analysis store's manifest and the recorded
+checksums name the same opstamp, the files pass their checksums, and the generation
+holds every work package the checkpoint row lists. Anything else (a kill between two
+of those commits, say) discards the checkpoint and its generation with a logged
+reason, and the run starts a fresh generation. A rebuild discards any checkpoint.
 """
 
 from __future__ import annotations
@@ -19,10 +26,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from opindex.index import IndexDirectory, TenantIndex, generation_number
+from opindex.errors import IndexUnavailableError
+from opindex.index import IndexDirectory, TenantIndex
 from opindex.state import Checkpoint, RecordVersion, RunKind, StateStore
 from opindex.sync.changes import PendingChanges
 from opindex.sync.plan import SyncPlan
+from opindex.sync.resume_check import resume_problem
 from opindex.sync.work_packages import KIND
 
 logger = logging.getLogger(__name__)
@@ -51,27 +60,43 @@ class Resume:
         return SyncPlan(run_kind, True, True, False, False, reason)
 
 
-def find_resume(state: StateStore, directory: IndexDirectory, tenant: str) -> Resume | None:
-    """The checkpointed full sync to continue, if its generation is still on disk and not
-    older than the live one; otherwise the stale checkpoint is dropped."""
+def find_resume(
+    state: StateStore, directory: IndexDirectory, tenant: str, *, rebuild: bool = False
+) -> Resume | None:
+    """The checkpointed full sync to continue, if every part of its generation agrees and
+    this run is no ``rebuild``; otherwise the checkpoint and its unpublished generation
+    are dropped, and a warning says why."""
     checkpoint = state.get_checkpoint()
     if checkpoint is None:
         return None
-    if checkpoint.generation not in directory.generations():
-        logger.warning(
-            "%s: the checkpointed generation %s is gone; starting over",
-            tenant,
-            checkpoint.generation,
-        )
-        state.clear_checkpoint()
-        return None
-    live = directory.current()
-    if live is not None and (generation_number(live) or 0) >= (
-        generation_number(checkpoint.generation) or 0
-    ):
-        state.clear_checkpoint()
-        return None
-    return Resume(checkpoint, state.checkpoint_records(KIND))
+    versions = state.checkpoint_records(KIND)
+    problem = (
+        "a rebuild starts from scratch"
+        if rebuild
+        else resume_problem(directory, checkpoint, versions.keys())
+    )
+    if problem is None:
+        return Resume(checkpoint, versions)
+    logger.warning(
+        "%s: not resuming the unfinished %s sync into generation %s: %s; starting a "
+        "fresh generation",
+        tenant,
+        checkpoint.run_kind,
+        checkpoint.generation,
+        problem,
+    )
+    state.clear_checkpoint()
+    _discard_unpublished(directory, checkpoint.generation)
+    return None
+
+
+def _discard_unpublished(directory: IndexDirectory, name: str) -> None:
+    """Remove the generation *name* of a dropped checkpoint unless it is live."""
+    try:
+        if name in directory.generations() and name != directory.current():
+            directory.discard(name)
+    except IndexUnavailableError as exc:  # CURRENT unreadable: leave it for cleanup()
+        logger.warning("generation %s of a dropped checkpoint was left in place: %s", name, exc)
 
 
 @dataclass

@@ -203,7 +203,7 @@ async def _run(
     if interrupted:
         logger.warning("%s: %d earlier run(s) ended without finishing", tenant.name, interrupted)
     directory = index_directory(data_dir, tenant.name)
-    resume = find_resume(state, directory, tenant.name)
+    resume = find_resume(state, directory, tenant.name, rebuild=requested == "rebuild")
     _remove_abandoned_generations(
         directory, tenant.name, resume.checkpoint.generation if resume else None
     )

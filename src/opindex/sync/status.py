@@ -32,6 +32,7 @@ from opindex.state import (
     utc_now,
 )
 from opindex.sync.locations import index_directory
+from opindex.sync.resume_check import CHECKPOINTED_KIND, resume_problem
 
 SWEEP_RESOURCE = "deletion_sweep"
 """High-water mark name holding when the last complete work-package listing began (runs
@@ -131,6 +132,9 @@ class TenantStatus:
     checkpoint: Checkpoint | None = None
     attachments: Mapping[str, Any] = field(default_factory=dict)
     """How the attached files' text was read: files by outcome and reason, per format."""
+    checkpoint_problem: str | None = None
+    """Why the next sync will not resume ``checkpoint`` but discard it (None: it resumes
+    it, or a sync holding the lock is writing it now)."""
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (timestamps as ISO 8601 UTC strings)."""
@@ -169,7 +173,7 @@ class TenantStatus:
             "verified": list(self.verified),
             "manifest": _manifest_json(self.manifest, self.whole_listing_at),
             "webhooks": dict(self.webhooks),
-            "full_sync_checkpoint": _checkpoint_json(self.checkpoint),
+            "full_sync_checkpoint": _checkpoint_json(self.checkpoint, self.checkpoint_problem),
             "attachments": dict(self.attachments),
         }
 
@@ -199,6 +203,7 @@ def tenant_status(
     whole_listing_at: datetime | None = None
     webhooks: dict[str, int] = {}
     checkpoint: Checkpoint | None = None
+    checkpoint_held: list[int] = []
     attachments: Mapping[str, Any] = {}
     database = state_db_path(data_dir, tenant.name)
     if database.is_file():
@@ -214,6 +219,8 @@ def tenant_status(
                 webhooks = {name: c.count for name, c in state.webhook_counts().items()}
                 attachments = state.extraction_summary()
                 checkpoint = state.get_checkpoint()
+                if checkpoint is not None:
+                    checkpoint_held = list(state.checkpoint_records(CHECKPOINTED_KIND))
             verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
             problems.append(f"state database: {exc}")
@@ -260,6 +267,9 @@ def tenant_status(
     syncing = is_locked(data_dir, tenant.name)
     if syncing:
         holder = lock_holder(data_dir, tenant.name)
+    checkpoint_problem = None
+    if checkpoint is not None and not syncing:  # a running sync may be between two commits
+        checkpoint_problem = resume_problem(directory, checkpoint, checkpoint_held)
     last_error = None
     if latest is not None and latest.outcome in ("failed", "interrupted"):
         last_error = latest.error or latest.outcome
@@ -288,6 +298,7 @@ def tenant_status(
         webhooks=webhooks,
         checkpoint=checkpoint,
         attachments=attachments,
+        checkpoint_problem=checkpoint_problem,
     )
 
 
@@ -325,10 +336,12 @@ def _manifest_json(
     }
 
 
-def _checkpoint_json(checkpoint: Checkpoint | None) -> dict[str, Any] | None:
+def _checkpoint_json(checkpoint: Checkpoint | None, problem: str | None) -> dict[str, Any] | None:
     if checkpoint is None:
         return None
     return {
+        "next_sync_resumes": problem is None,
+        "discard_reason": problem,
         "generation": checkpoint.generation,
         "kind": checkpoint.run_kind,
         "started_at": _iso(checkpoint.started_at),
