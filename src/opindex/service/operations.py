@@ -1,4 +1,5 @@
-"""Tenant operations for the edges besides search: reach the server, count webhooks.
+"""Tenant operations for the edges besides search: reach the server, count webhooks,
+record failures of background tasks.
 
 Sync, rebuild, status and verification are the syncer's own functions; the service
 exports them (``opindex.service``) so that the command line, the daemon, the webhook
@@ -35,3 +36,16 @@ def count_webhook(data_dir: Path, tenant: str, outcome: str, now: datetime) -> N
     ``opindex status``). Raises ``StateError``."""
     with StateStore.for_tenant(data_dir, tenant) as state:
         state.count_webhook(outcome, now)
+
+
+def record_background_outcome(
+    data_dir: Path, tenant: str, task: str, now: datetime, error: BaseException | None
+) -> None:
+    """Record in *tenant*'s state database that background *task* failed with *error*
+    (shown by ``opindex status`` and the status tool until the task succeeds again), or
+    with ``error=None`` that it succeeded. Raises ``StateError``."""
+    with StateStore.for_tenant(data_dir, tenant) as state:
+        if error is None:
+            state.clear_background_failure(task)
+        else:
+            state.record_background_failure(task, f"{type(error).__name__}: {error}", now)

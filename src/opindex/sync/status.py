@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from opindex.config import TenantConfig
-from opindex.disclosure import public_detail
+from opindex.disclosure import public_detail, public_run_error
 from opindex.envelope import IndexState
 from opindex.errors import IndexUnavailableError, StateError
 from opindex.index import TenantIndex, full_disk_note, reread_generation
 from opindex.search import KIND_KEYS, KINDS
 from opindex.state import (
+    BackgroundFailure,
     Checkpoint,
     IntegrityCheck,
     LockHolder,
@@ -214,6 +215,11 @@ def tenant_status(
                 webhooks = {name: c.count for name, c in state.webhook_counts().items()}
                 attachments = state.extraction_summary()
                 checkpoint = state.get_checkpoint()
+                for failure in state.background_failures():
+                    problems.append(_background_problem(failure, failure.last_error))
+                    public.append(
+                        _background_problem(failure, public_run_error(failure.last_error))
+                    )
             verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
             problems.append(f"state database: {exc}")
@@ -288,6 +294,14 @@ def tenant_status(
         webhooks=webhooks,
         checkpoint=checkpoint,
         attachments=attachments,
+    )
+
+
+def _background_problem(failure: BackgroundFailure, error: str) -> str:
+    times = "once" if failure.count == 1 else f"{failure.count} times"
+    return (
+        f"background {failure.task} failed {times} since its last success "
+        f"(last at {_iso(failure.last_at)}): {error}"
     )
 
 
