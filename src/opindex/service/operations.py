@@ -31,11 +31,11 @@ async def reach_tenant(tenant: TenantConfig) -> User:
         return await client.me()
 
 
-def count_webhook(data_dir: Path, tenant: str, outcome: str, now: datetime) -> None:
-    """Count one webhook delivery of *tenant* by *outcome* in its state database (shown by
-    ``opindex status``). Raises ``StateError``."""
+def count_webhook(data_dir: Path, tenant: str, outcome: str, now: datetime, times: int = 1) -> None:
+    """Count *times* webhook deliveries of *tenant* by *outcome* in its state database
+    (shown by ``opindex status``). Raises ``StateError``."""
     with StateStore.for_tenant(data_dir, tenant) as state:
-        state.count_webhook(outcome, now)
+        state.count_webhook(outcome, now, times)
 
 
 def record_background_outcome(

@@ -177,16 +177,17 @@ class ProgressRecords(StateDatabase):
 
     # --- webhook deliveries -----------------------------------------------------------
 
-    def count_webhook(self, outcome: str, at: datetime) -> None:
-        """Count one webhook delivery with ``outcome`` (one of :data:`WEBHOOK_OUTCOMES`)."""
+    def count_webhook(self, outcome: str, at: datetime, times: int = 1) -> None:
+        """Count *times* webhook deliveries with ``outcome`` (one of
+        :data:`WEBHOOK_OUTCOMES`), the last at *at*."""
         if outcome not in WEBHOOK_OUTCOMES:
             raise ValueError(f"unknown webhook outcome {outcome!r}")
         with self._writing("counting a webhook delivery") as connection:
             connection.execute(
-                "INSERT INTO webhook_counts (outcome, count, last_at) VALUES (?, 1, ?)"
-                " ON CONFLICT (outcome) DO UPDATE SET count = count + 1,"
+                "INSERT INTO webhook_counts (outcome, count, last_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (outcome) DO UPDATE SET count = count + excluded.count,"
                 " last_at = excluded.last_at",
-                (outcome, to_text(at)),
+                (outcome, times, to_text(at)),
             )
 
     def webhook_counts(self) -> dict[str, WebhookCount]:

@@ -15,12 +15,15 @@ MAX_BODY_BYTES arrived, whether announced by Content-Length or sent chunked, bef
 signature check or parsing; JSON nested too deeply is refused (400); an id out of range
 makes the delivery ``ignored``. A worker survives any exception of a re-fetch: it logs it,
 records it for ``opindex status`` and goes on. Refusal warnings are throttled per tenant
-(:mod:`opindex.webhooks.refusal_log`); every refusal is still counted.
+(:mod:`opindex.webhooks.refusal_log`); every refusal is still counted, refusals written
+together at most once per REFUSAL_COUNT_SECONDS (a forged flood costs one write a second,
+not one each).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -50,6 +53,8 @@ logger = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 4 * 1024 * 1024
 """Larger deliveries are refused (a work package rendering is a few kilobytes)."""
+REFUSAL_COUNT_SECONDS = 1.0
+"""Refused deliveries are counted in memory and written together this often."""
 COALESCE_SECONDS = 0.5
 MIN_INTERVAL_SECONDS = 1.0
 Sleep = Callable[[float], Awaitable[None]]
@@ -103,6 +108,9 @@ class WebhookReceiver:
         self._pending = {tenant.name: _Pending() for tenant in self._tenants.values()}
         self._workers: list[asyncio.Task[None]] = []
         self._warnings = warnings or ThrottledWarnings(logger)
+        self._refusals: dict[str, int] = {}
+        """Refused deliveries per tenant not yet written to its state database."""
+        self._refusal_writer: asyncio.Task[None] | None = None
         self._unfailed: set[str] = set()
         """Tenants whose webhook failures are known to be cleared from their state."""
 
@@ -132,6 +140,12 @@ class WebhookReceiver:
                 pass
             except Exception:  # _work ends only when cancelled; never fail the shutdown
                 logger.exception("%s ended with an error", task.get_name())
+        writer, self._refusal_writer = self._refusal_writer, None
+        if writer is not None:
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await writer
+        await self._write_refusals()
 
     # --- deliveries -------------------------------------------------------------------
 
@@ -160,16 +174,31 @@ class WebhookReceiver:
             await self._count(tenant, "ignored")
             reason = targets.ignored_because or "the event names nothing opindex indexes"
             if targets.ignored_because is not None:
-                self._warnings.warn(tenant.name, f"webhook delivery ignored: {reason}")
+                self._warnings.warn(
+                    f"{tenant.name}:ignored", f"{tenant.name}: webhook delivery ignored: {reason}"
+                )
             return JSONResponse({"ignored": reason})
         await self._count(tenant, "accepted")
         self._pending[tenant.name].add(targets)
         return JSONResponse({"accepted": True}, status_code=202)
 
     async def _refuse(self, tenant: TenantConfig, status: int, reason: str) -> Response:
-        self._warnings.warn(tenant.name, f"webhook delivery refused: {reason}")
-        await self._count(tenant, "refused")
+        self._warnings.warn(
+            f"{tenant.name}:refused", f"{tenant.name}: webhook delivery refused: {reason}"
+        )
+        self._refusals[tenant.name] = self._refusals.get(tenant.name, 0) + 1
+        if self._refusal_writer is None or self._refusal_writer.done():
+            self._refusal_writer = asyncio.create_task(self._write_refusals_soon())
         return JSONResponse({"error": reason}, status_code=status)
+
+    async def _write_refusals_soon(self) -> None:
+        await self._sleep(REFUSAL_COUNT_SECONDS)
+        await self._write_refusals()
+
+    async def _write_refusals(self) -> None:
+        refusals, self._refusals = self._refusals, {}
+        for name, times in refusals.items():
+            await asyncio.to_thread(_count, self._data_dir, name, "refused", times)
 
     async def _count(self, tenant: TenantConfig, outcome: str) -> None:
         await asyncio.to_thread(_count, self._data_dir, tenant.name, outcome)
@@ -247,8 +276,8 @@ def _record(data_dir: Path, tenant: str, failure: Exception | None) -> None:
         logger.warning("%s: could not record the webhook re-fetch outcome: %s", tenant, exc)
 
 
-def _count(data_dir: Path, tenant: str, outcome: str) -> None:
+def _count(data_dir: Path, tenant: str, outcome: str, times: int = 1) -> None:
     try:
-        count_webhook(data_dir, tenant, outcome, datetime.now(UTC))
+        count_webhook(data_dir, tenant, outcome, datetime.now(UTC), times)
     except OpindexError as exc:
         logger.warning("%s: could not count a webhook delivery: %s", tenant, exc)

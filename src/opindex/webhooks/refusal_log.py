@@ -1,4 +1,4 @@
-"""Warning lines about refused webhook deliveries, at most one per tenant per interval.
+"""Warning lines about refused webhook deliveries, at most one per tenant and kind per interval.
 
 Anyone who can reach a webhook path can send forged deliveries; each is refused and
 counted, but logging each would let a sender fill the log. The first refusal of a tenant
@@ -41,8 +41,8 @@ class ThrottledWarnings:
         self._windows: dict[str, _Window] = {}
 
     def warn(self, key: str, message: str) -> bool:
-        """Log ``"<key>: <message>"`` unless a line for *key* was logged less than the
-        interval ago (then only count it). True when the line was logged."""
+        """Log *message* unless a line for *key* was logged less than the interval ago
+        (then only count it). True when the line was logged."""
         now = self._clock()
         window = self._windows.get(key)
         if window is not None and now - window.logged_at < self._interval:
@@ -50,6 +50,6 @@ class ThrottledWarnings:
             return False
         left_out = window.suppressed if window is not None else 0
         note = f" ({left_out} more since the last such line, not logged)" if left_out else ""
-        self._logger.warning("%s: %s%s", key, message, note)
+        self._logger.warning("%s%s", message, note)
         self._windows[key] = _Window(logged_at=now)
         return True
