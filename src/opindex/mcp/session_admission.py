@@ -13,7 +13,7 @@ past the quota it gets a 503 naming the fix. Keyed callers never share that quot
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Container, Mapping
 from typing import Final
 
 import mcp_types as types
@@ -26,7 +26,7 @@ ANONYMOUS_SESSIONS: Final = 16
 SESSION_HEADER: Final = b"mcp-session-id"
 
 KeyCheck = Callable[[Mapping[str, str]], bool]
-OpenSessions = Callable[[], Collection[str]]
+OpenSessions = Callable[[], Container[str]]
 
 QUOTA_FULL = (
     "Too many open sessions without the API key of a configured tenant: send the header "
@@ -63,7 +63,8 @@ class SessionAdmission:
     @property
     def anonymous_sessions(self) -> int:
         """Anonymous sessions open or being opened now."""
-        self._anonymous &= set(self._open_sessions())
+        still_open = self._open_sessions()
+        self._anonymous = {session for session in self._anonymous if session in still_open}
         return len(self._anonymous) + self._opening
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
