@@ -192,13 +192,17 @@ class WebhookReceiver:
         return JSONResponse({"error": reason}, status_code=status)
 
     async def _write_refusals_soon(self) -> None:
-        await self._sleep(REFUSAL_COUNT_SECONDS)
-        await self._write_refusals()
+        """Write the refusals once a second until none is left unwritten (those arriving
+        during a write, or kept after a failed one, go with the next)."""
+        while self._refusals:
+            await self._sleep(REFUSAL_COUNT_SECONDS)
+            await self._write_refusals()
 
     async def _write_refusals(self) -> None:
         refusals, self._refusals = self._refusals, {}
         for name, times in refusals.items():
-            await asyncio.to_thread(_count, self._data_dir, name, "refused", times)
+            if not await asyncio.to_thread(_count, self._data_dir, name, "refused", times):
+                self._refusals[name] = self._refusals.get(name, 0) + times
 
     async def _count(self, tenant: TenantConfig, outcome: str) -> None:
         await asyncio.to_thread(_count, self._data_dir, tenant.name, outcome)
@@ -276,8 +280,11 @@ def _record(data_dir: Path, tenant: str, failure: Exception | None) -> None:
         logger.warning("%s: could not record the webhook re-fetch outcome: %s", tenant, exc)
 
 
-def _count(data_dir: Path, tenant: str, outcome: str, times: int = 1) -> None:
+def _count(data_dir: Path, tenant: str, outcome: str, times: int = 1) -> bool:
+    """Count deliveries; False (and a warning) when the state database refused."""
     try:
         count_webhook(data_dir, tenant, outcome, datetime.now(UTC), times)
     except OpindexError as exc:
-        logger.warning("%s: could not count a webhook delivery: %s", tenant, exc)
+        logger.warning("%s: could not count %d webhook deliveries: %s", tenant, times, exc)
+        return False
+    return True
