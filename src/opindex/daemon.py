@@ -13,6 +13,10 @@ refuses the daemon's run); a refused run is logged and the next interval tries a
 A second job per tenant re-reads its live index generation against its checksums every
 hour at a bounded rate (:mod:`opindex.sync.verification`); damage found triggers a sync
 at once, which builds a new generation.
+
+No exception ends a job: a scheduled sync or verification that fails is logged once,
+recorded in the tenant's state database (``opindex status`` and the status tool show it
+until the job succeeds again), and the job runs again at its next interval.
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from opindex.service import (
     VERIFY_INTERVAL_SECONDS,
     Pacer,
     SyncReport,
+    record_background_outcome,
     sync_tenant,
     tenant_status,
     verify_live_generation,
@@ -51,6 +56,8 @@ MAX_JITTER_SECONDS = 30
 STOP_TIMEOUT_SECONDS = 30.0
 """How long :meth:`SyncDaemon.stop` waits for a cancelled sync to clean up."""
 
+TASKS = ("sync", "verification")
+"""The daemon's background jobs, as recorded on failure."""
 Outcome = Literal["succeeded", "refused", "failed", "cancelled"]
 SyncListener = Callable[["SyncOutcome"], None]
 
@@ -102,6 +109,8 @@ class SyncDaemon:
         self._pool: concurrent.futures.ThreadPoolExecutor | None = None
         self._running: dict[str, _ThreadedSync] = {}
         self._outcomes: dict[str, SyncOutcome] = {}
+        self._failing: set[str] = {f"{task}:{t.name}" for t in self._tenants for task in TASKS}
+        """``task:tenant`` whose failure may be on record (checked once at start)."""
 
     @property
     def tenants(self) -> tuple[str, ...]:
@@ -151,7 +160,7 @@ class SyncDaemon:
                 "now" if first_run == now else f"in {interval} s",
             )
             scheduler.add_job(
-                self.verify_now,
+                self._verify_job,
                 "interval",
                 seconds=VERIFY_INTERVAL_SECONDS,
                 jitter=jitter_for(VERIFY_INTERVAL_SECONDS),
@@ -203,6 +212,41 @@ class SyncDaemon:
                 await self.sync_now(tenant)
         return damage
 
+    async def _verify_job(self, tenant: str) -> None:
+        """The scheduled verification: any failure is logged once and recorded, never
+        raised (the job runs again at its next interval)."""
+        try:
+            await self.verify_now(tenant)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            if isinstance(exc, OpindexError):
+                logger.error("%s: index verification failed: %s", tenant, exc)
+            else:
+                logger.exception("%s: index verification crashed", tenant)
+            await self._record_background(tenant, "verification", exc)
+        else:
+            await self._record_background(tenant, "verification", None)
+
+    async def _record_background(
+        self, tenant: str, task: str, failure: BaseException | None
+    ) -> None:
+        """Record a background job's failure (or, once after a failure, its success)."""
+        key = f"{task}:{tenant}"
+        if failure is None and key not in self._failing:
+            return
+        try:
+            await asyncio.to_thread(
+                record_background_outcome, self._data_dir, tenant, task, datetime.now(UTC), failure
+            )
+        except Exception as exc:  # the state database may be the very thing failing
+            logger.warning("%s: could not record the %s outcome: %s", tenant, task, exc)
+            return
+        if failure is None:
+            self._failing.discard(key)
+        else:
+            self._failing.add(key)
+
     def _needs_sync_now(self, tenant: TenantConfig) -> bool:
         try:
             return tenant_status(tenant, self._data_dir).freshness != "fresh"
@@ -235,11 +279,14 @@ class SyncDaemon:
             raise
         except Exception as exc:
             outcome = _failure(tenant.name, started, exc)
+            if not isinstance(exc, OpindexError):  # a crash before the run was recorded
+                await self._record_background(tenant.name, "sync", exc)
         else:
             logger.info("%s", report.summary())
             outcome = SyncOutcome(
                 tenant.name, "succeeded", started, datetime.now(UTC), report=report
             )
+            await self._record_background(tenant.name, "sync", None)
         finally:
             if self._running.get(tenant.name) is run:
                 del self._running[tenant.name]

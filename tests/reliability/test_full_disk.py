@@ -60,9 +60,10 @@ def namespaced_shell(tmp_path: Path) -> list[str]:
     return [unshare, "-rm", "sh", "-c"]
 
 
-SIZES = ("224k", "256k", "288k", "320k", "352k", "384k", "416k")
+SIZES = ("256k", "288k", "320k", "352k", "384k", "416k")
 """From "the index cannot even be created" to "the state cannot commit" (measured with the
-index format of schema version 6: at 448k the first sync of this corpus completes)."""
+index format of schema version 6: at 448k the first sync of this corpus completes; since
+migration 0004 added a table, at 224k not even the run's record fits)."""
 
 
 def test_a_full_disk_during_the_first_sync_is_recorded_and_repaired(

@@ -38,6 +38,7 @@ EXPECTED_TABLES = {
     "checkpoint_records",
     "manifest_summary",
     "webhook_counts",
+    "background_failures",
 }
 
 

@@ -56,12 +56,14 @@ def http_server_process(
     stderr_path: Path | None = None,
     verbose: bool = False,
     exit_codes: list[int] | None = None,
+    pids: list[int] | None = None,
 ) -> Iterator[str]:
     """``opindex serve --transport http --port 0`` in a subprocess; yields the MCP URL.
 
     Its stderr goes to ``stderr_path`` (default: beside the config file); ``verbose``
     runs it with ``-v`` (every logger at DEBUG). On exit it gets SIGTERM and 30 s to
-    stop (then SIGKILL); its exit code is appended to ``exit_codes``."""
+    stop (then SIGKILL); its exit code is appended to ``exit_codes``, its process id to
+    ``pids``."""
     argv = opindex_argv(
         *(["-v"] if verbose else []),
         "serve",
@@ -90,6 +92,8 @@ def http_server_process(
                 child.stop()
                 detail = stderr_path.read_text(encoding="utf-8")
                 raise AssertionError(f"serve did not start: {child.first_line!r}; {detail}")
+            if pids is not None:
+                pids.append(child.process.pid)
             yield child.announcement
         finally:
             if exit_codes is not None:

@@ -2,8 +2,10 @@
 
 The SDK drops a stdio line that is not JSON or not a JSON-RPC message without a word,
 and over both transports reads a request whose ``id`` is ``{}``, ``1.5``, ``true`` or
-``Infinity`` as a notification (silently, HTTP 202). JSON-RPC 2.0 wants a Parse error
-(-32700) for text that is not JSON and an Invalid Request (-32600) for anything else
+``Infinity`` as a notification (silently, HTTP 202); over stdio a string holding a lone
+surrogate (``"\\ud800"``, or bytes that are not UTF-8) made it answer nothing at all.
+JSON-RPC 2.0 wants a Parse error (-32700) for text that is not JSON (or not Unicode)
+and an Invalid Request (-32600) for anything else
 malformed, both with ``id: null``; MCP requires ids to be strings or integers. This
 module answers so, on stdio (one error line per bad line, the session goes on) and on
 HTTP (status 400 with the error as body).
@@ -37,7 +39,10 @@ def rejection(raw: str | bytes) -> types.JSONRPCError | None:
     """The error answering a message that is not valid JSON-RPC; None for a good one."""
     try:
         data = json.loads(raw, parse_constant=_no_constants)
-    except (ValueError, RecursionError):
+        # A lone surrogate (escaped, or an undecodable byte read from stdio) is no
+        # Unicode text: re-encoding finds it wherever it hides, keys included.
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (ValueError, RecursionError):  # UnicodeError is a ValueError
         return _error(types.PARSE_ERROR, "Parse error: the message is not valid JSON")
     if not isinstance(data, dict):
         return _error(types.INVALID_REQUEST, "Invalid Request: send one JSON-RPC object")
@@ -83,7 +88,9 @@ class CheckedStdin:
             private = None
         self._private = private
         raw = os.fdopen(0 if private is None else private, "rb", closefd=False)
-        self._lines = anyio.wrap_file(TextIOWrapper(raw, encoding="utf-8", errors="replace"))
+        # Bytes that are not UTF-8 become lone surrogates, which rejection() refuses.
+        text = TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape")
+        self._lines = anyio.wrap_file(text)
         self._answer: Answer | None = None
         self._ready = anyio.Event()
 
@@ -136,11 +143,13 @@ class JsonRpcGuard:
             return
         body, complete = await _read_body(receive)
         if not complete:
-            await _respond(send, 413, _error(types.INVALID_REQUEST, "Invalid Request: too large"))
+            await respond_error(
+                send, 413, _error(types.INVALID_REQUEST, "Invalid Request: too large")
+            )
             return
         error = rejection(body)
         if error is not None:
-            await _respond(send, 400, error)
+            await respond_error(send, 400, error)
             return
         await self._app(scope, _replay(body, receive), send)
 
@@ -174,7 +183,8 @@ def _replay(body: bytes, receive: Receive) -> Receive:
     return replayed
 
 
-async def _respond(send: Send, status: int, error: types.JSONRPCError) -> None:
+async def respond_error(send: Send, status: int, error: types.JSONRPCError) -> None:
+    """Answer an HTTP request with *status* and the JSON-RPC *error* as its body."""
     payload = error.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
     headers: list[tuple[bytes, bytes]] = [
         (b"content-type", b"application/json"),

@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mcp.server.mcpserver import MCPServer
 
@@ -41,6 +41,14 @@ INSTRUCTIONS = (
 ServiceFactory = Callable[[Config], Service]
 
 
+class OpindexServer(MCPServer[AppState]):
+    """The MCP server, knowing the configuration it serves (HTTP admits sessions by key)."""
+
+    def __init__(self, config: Config, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.config = config
+
+
 @dataclass(frozen=True, slots=True)
 class ServerOptions:
     """How to serve: transport, the stdio tenant, whether to run the sync daemon.
@@ -69,7 +77,7 @@ def build_server(
     options: ServerOptions | None = None,
     *,
     service_factory: ServiceFactory = Service.from_config,
-) -> MCPServer[AppState]:
+) -> OpindexServer:
     """An MCP server for ``config``; nothing starts until it runs (the lifespan).
 
     Raises ConfigError at once if the stdio tenant cannot be chosen.
@@ -99,7 +107,8 @@ def build_server(
             await service.aclose()
 
     tools = build_tools()
-    return MCPServer(
+    return OpindexServer(
+        config,
         SERVER_NAME,
         instructions=INSTRUCTIONS,
         version=__version__,

@@ -3,7 +3,10 @@
 ARCHITECTURE invariant 10: over stdio nothing but protocol messages reaches stdout.
 
 Over HTTP the server binds loopback unless told otherwise; on a loopback address the SDK
-also turns on DNS-rebinding protection (Host and Origin headers must be local).
+also turns on DNS-rebinding protection (Host and Origin headers must be local). Only
+callers whose key selects a configured tenant open sessions freely; the others share a
+small quota (:mod:`opindex.mcp.session_admission`). Request bodies are read up to a
+limit and no further, chunked or not (:mod:`opindex.mcp.jsonrpc_guard`, the webhooks).
 SIGINT/SIGTERM stop the server cleanly: the lifespan ends, the sync daemon cancels any
 running sync (which leaves the last good index serving) and the process exits 0.
 """
@@ -16,7 +19,7 @@ import ipaddress
 import logging
 import signal
 import socket
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 import uvicorn
@@ -24,8 +27,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.stdio import stdio_server
 
 from opindex.errors import ConfigError
+from opindex.mcp.callers import Caller, http_caller
 from opindex.mcp.jsonrpc_guard import CheckedStdin, JsonRpcGuard
+from opindex.mcp.session_admission import SessionAdmission
 from opindex.mcp.tool_calls import AppState
+
+if TYPE_CHECKING:
+    from opindex.mcp.server import OpindexServer
 
 if TYPE_CHECKING:  # built by the caller only when a tenant has webhooks (it loads the syncer)
     from opindex.webhooks import WebhookReceiver
@@ -88,7 +96,7 @@ def endpoint_url(host: str, port: int) -> str:
 
 
 async def serve_http(
-    server: MCPServer[AppState],
+    server: OpindexServer,
     host: str,
     port: int,
     *,
@@ -112,14 +120,27 @@ async def serve_http(
     mcp_app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     if webhooks is not None:
         mcp_app.router.routes.extend(webhooks.routes())
-    app = JsonRpcGuard(mcp_app, MCP_PATH)
-    config = uvicorn.Config(
+    config = server.config
+
+    def keyed(headers: Mapping[str, str]) -> bool:
+        caller = http_caller(config, headers)
+        return isinstance(caller, Caller) and caller.tenant is not None
+
+    manager = server.session_manager
+    app = SessionAdmission(
+        JsonRpcGuard(mcp_app, MCP_PATH),
+        MCP_PATH,
+        keyed=keyed,
+        # The SDK offers no public list of its open sessions (DECISIONS D191).
+        open_sessions=lambda: manager._server_instances.keys(),
+    )
+    uvicorn_config = uvicorn.Config(
         app,
         log_level="warning",
         access_log=False,
         timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
     )
-    uvicorn_server = _StoppableServer(config, lambda: on_ready(url) if on_ready else None)
+    uvicorn_server = _StoppableServer(uvicorn_config, lambda: on_ready(url) if on_ready else None)
     try:
         async with webhooks or contextlib.nullcontext():
             await uvicorn_server.serve(sockets=[sock])

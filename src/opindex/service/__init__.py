@@ -24,7 +24,7 @@ from opindex.search import (
 )
 from opindex.service.facade import CALLER_TENANT, Service
 from opindex.service.named_filters import FilterNames
-from opindex.service.operations import count_webhook, reach_tenant
+from opindex.service.operations import count_webhook, reach_tenant, record_background_outcome
 from opindex.sync import Freshness
 
 if TYPE_CHECKING:
@@ -90,6 +90,7 @@ __all__ = [
     "parse_query",
     "reach_tenant",
     "rebuild_tenant",
+    "record_background_outcome",
     "refresh_work_packages",
     "sync_tenant",
     "tenant_status",

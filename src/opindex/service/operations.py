@@ -1,4 +1,5 @@
-"""Tenant operations for the edges besides search: reach the server, count webhooks.
+"""Tenant operations for the edges besides search: reach the server, count webhooks,
+record failures of background tasks.
 
 Sync, rebuild, status and verification are the syncer's own functions; the service
 exports them (``opindex.service``) so that the command line, the daemon, the webhook
@@ -30,8 +31,21 @@ async def reach_tenant(tenant: TenantConfig) -> User:
         return await client.me()
 
 
-def count_webhook(data_dir: Path, tenant: str, outcome: str, now: datetime) -> None:
-    """Count one webhook delivery of *tenant* by *outcome* in its state database (shown by
-    ``opindex status``). Raises ``StateError``."""
+def count_webhook(data_dir: Path, tenant: str, outcome: str, now: datetime, times: int = 1) -> None:
+    """Count *times* webhook deliveries of *tenant* by *outcome* in its state database
+    (shown by ``opindex status``). Raises ``StateError``."""
     with StateStore.for_tenant(data_dir, tenant) as state:
-        state.count_webhook(outcome, now)
+        state.count_webhook(outcome, now, times)
+
+
+def record_background_outcome(
+    data_dir: Path, tenant: str, task: str, now: datetime, error: BaseException | None
+) -> None:
+    """Record in *tenant*'s state database that background *task* failed with *error*
+    (shown by ``opindex status`` and the status tool until the task succeeds again), or
+    with ``error=None`` that it succeeded. Raises ``StateError``."""
+    with StateStore.for_tenant(data_dir, tenant) as state:
+        if error is None:
+            state.clear_background_failure(task)
+        else:
+            state.record_background_failure(task, f"{type(error).__name__}: {error}", now)

@@ -16,7 +16,7 @@ from opindex.state.paths import (
     state_db_path,
     tenant_directory,
 )
-from opindex.state.progress_records import Checkpoint, ManifestSummary
+from opindex.state.progress_records import BackgroundFailure, Checkpoint, ManifestSummary
 from opindex.state.state_values import (
     RUN_KINDS,
     Capabilities,
@@ -38,6 +38,7 @@ from opindex.state.store import StateStore
 __all__ = [
     "DEFAULT_BUSY_TIMEOUT_SECONDS",
     "RUN_KINDS",
+    "BackgroundFailure",
     "Capabilities",
     "Checkpoint",
     "CommitAgreement",

@@ -1,4 +1,5 @@
-"""Sync progress beyond single runs: full-sync checkpoints, manifest summary, webhook counts."""
+"""Sync progress beyond single runs: full-sync checkpoints, manifest summary, webhook counts,
+failures of background tasks."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from opindex.state.database import StateDatabase
 from opindex.state.state_values import RecordVersion, from_text, to_text
 
 WEBHOOK_OUTCOMES = ("accepted", "refused", "ignored")
+BACKGROUND_TASKS = ("webhooks", "verification", "sync")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +49,19 @@ class WebhookCount:
     last_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class BackgroundFailure:
+    """A background task's failures since its last success (see migration 0004)."""
+
+    task: str
+    count: int
+    last_at: datetime
+    last_error: str
+
+
 class ProgressRecords(StateDatabase):
-    """Typed access to the checkpoint, manifest and webhook tables (see migration 0002)."""
+    """Typed access to the checkpoint, manifest, webhook and background-failure tables
+    (migrations 0002 and 0004)."""
 
     # --- full-sync checkpoint ---------------------------------------------------------
 
@@ -164,16 +177,17 @@ class ProgressRecords(StateDatabase):
 
     # --- webhook deliveries -----------------------------------------------------------
 
-    def count_webhook(self, outcome: str, at: datetime) -> None:
-        """Count one webhook delivery with ``outcome`` (one of :data:`WEBHOOK_OUTCOMES`)."""
+    def count_webhook(self, outcome: str, at: datetime, times: int = 1) -> None:
+        """Count *times* webhook deliveries with ``outcome`` (one of
+        :data:`WEBHOOK_OUTCOMES`), the last at *at*."""
         if outcome not in WEBHOOK_OUTCOMES:
             raise ValueError(f"unknown webhook outcome {outcome!r}")
         with self._writing("counting a webhook delivery") as connection:
             connection.execute(
-                "INSERT INTO webhook_counts (outcome, count, last_at) VALUES (?, 1, ?)"
-                " ON CONFLICT (outcome) DO UPDATE SET count = count + 1,"
+                "INSERT INTO webhook_counts (outcome, count, last_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (outcome) DO UPDATE SET count = count + excluded.count,"
                 " last_at = excluded.last_at",
-                (outcome, to_text(at)),
+                (outcome, times, to_text(at)),
             )
 
     def webhook_counts(self) -> dict[str, WebhookCount]:
@@ -185,3 +199,33 @@ class ProgressRecords(StateDatabase):
         return {
             str(row[0]): WebhookCount(str(row[0]), int(row[1]), from_text(row[2])) for row in found
         }
+
+    # --- background task failures -----------------------------------------------------
+
+    def record_background_failure(self, task: str, error: str, at: datetime) -> None:
+        """Count one failure of background *task* (one of :data:`BACKGROUND_TASKS`)."""
+        if task not in BACKGROUND_TASKS:
+            raise ValueError(f"unknown background task {task!r}")
+        with self._writing("recording a background failure") as connection:
+            connection.execute(
+                "INSERT INTO background_failures (task, count, last_at, last_error)"
+                " VALUES (?, 1, ?, ?) ON CONFLICT (task) DO UPDATE SET count = count + 1,"
+                " last_at = excluded.last_at, last_error = excluded.last_error",
+                (task, to_text(at), error),
+            )
+
+    def clear_background_failure(self, task: str) -> None:
+        """Forget *task*'s failures (it has succeeded since)."""
+        with self._writing("clearing a background failure") as connection:
+            connection.execute("DELETE FROM background_failures WHERE task = ?", (task,))
+
+    def background_failures(self) -> list[BackgroundFailure]:
+        """Background tasks failing since their last success, by task name."""
+        with self._reading("reading background failures") as connection:
+            found = connection.execute(
+                "SELECT task, count, last_at, last_error FROM background_failures ORDER BY task"
+            ).fetchall()
+        return [
+            BackgroundFailure(str(row[0]), int(row[1]), from_text(row[2]), str(row[3]))
+            for row in found
+        ]

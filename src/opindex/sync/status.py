@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from opindex.config import TenantConfig
-from opindex.disclosure import public_detail
+from opindex.disclosure import public_detail, public_run_error
 from opindex.envelope import IndexState
 from opindex.errors import IndexUnavailableError, StateError
 from opindex.index import TenantIndex, full_disk_note, reread_generation
 from opindex.search import KIND_KEYS, KINDS
 from opindex.state import (
+    BackgroundFailure,
     Checkpoint,
     IntegrityCheck,
     LockHolder,
@@ -221,6 +222,11 @@ def tenant_status(
                 checkpoint = state.get_checkpoint()
                 if checkpoint is not None:
                     checkpoint_held = list(state.checkpoint_records(CHECKPOINTED_KIND))
+                for failure in state.background_failures():
+                    problems.append(_background_problem(failure, failure.last_error))
+                    public.append(
+                        _background_problem(failure, public_run_error(failure.last_error))
+                    )
             verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
             problems.append(f"state database: {exc}")
@@ -299,6 +305,14 @@ def tenant_status(
         checkpoint=checkpoint,
         attachments=attachments,
         checkpoint_problem=checkpoint_problem,
+    )
+
+
+def _background_problem(failure: BackgroundFailure, error: str) -> str:
+    times = "once" if failure.count == 1 else f"{failure.count} times"
+    return (
+        f"background {failure.task} failed {times} since its last success "
+        f"(last at {_iso(failure.last_at)}): {error}"
     )
 
 
