@@ -114,8 +114,9 @@ def _assignee_query(schema: tantivy.Schema, ids: tuple[int | None, ...]) -> tant
 
 
 def _updated_query(schema: tantivy.Schema, filters: IndexFilters) -> tantivy.Query:
-    # Unknown update times are stored as 0; a lower bound of 1 keeps them out.
-    lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
+    # Unknown update times are stored as MISSING; a lower bound above it keeps them out
+    # (0 and negative stamps are real moments: at and before 1970-01-01, D192).
+    lower = updated_timestamp(filters.updated_after) if filters.updated_after else _KNOWN
     upper = updated_timestamp(filters.updated_before) - 1 if filters.updated_before else None
     return tantivy.Query.range_query(
         schema, s.UPDATED_TS, tantivy.FieldType.Integer, lower_bound=lower, upper_bound=upper
@@ -134,6 +135,8 @@ FILTER_COLUMNS: Final = (
 """The per-record filter values the analysis store keeps (MISSING when absent; is_closed
 as 0 or 1), each column stored in the narrowest signed type (``narrow_column``)."""
 MISSING: Final = s.MISSING
+_KNOWN: Final = s.MISSING + 1
+"""The lowest stored update time that is a real moment."""
 _SIGNED: Final = (np.int8, np.int16, np.int32)
 
 
@@ -177,7 +180,7 @@ def filter_mask(
 
     *columns* as stored (``narrow_column``). The same rules as ``filter_clauses``: a
     record lacking the attribute never matches, "unassigned" matches a record without an
-    assignee, the update range is inclusive and excludes unknown (0) update times;
+    assignee, the update range is inclusive and excludes unknown (MISSING) update times;
     ``updated_before`` is exclusive.
     """
     mask: npt.NDArray[np.bool_] | None = None
@@ -205,8 +208,9 @@ def filter_mask(
         both(_isin(columns[s.AUTHOR_ID], filters.author_ids))
     if filters.updated_after is not None or filters.updated_before is not None:
         updated = columns[s.UPDATED_TS]
-        lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
-        part = updated >= lower
+        part = updated != missing_value(updated)
+        if filters.updated_after is not None:
+            part &= updated >= updated_timestamp(filters.updated_after)
         if filters.updated_before is not None:
             part &= updated < updated_timestamp(filters.updated_before)
         both(part)

@@ -47,6 +47,12 @@ def updated_timestamp(value: datetime | None) -> int:
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
+def updated_value(value: datetime | None) -> int:
+    """The stored update-time filter value: ``updated_timestamp``, or MISSING when unknown
+    (0 is a real moment, 1970-01-01T00:00:00Z, and earlier ones are negative)."""
+    return s.MISSING if value is None else updated_timestamp(value)
+
+
 def validate(record: Record) -> None:
     """Raise InvalidArgumentError if *record* cannot be indexed faithfully."""
     doc = record.document
@@ -88,7 +94,7 @@ def _add_filters(out: tantivy.Document, record: Record) -> None:
     closed = attributes.get(s.IS_CLOSED)
     if isinstance(closed, bool):
         out.add_boolean(s.IS_CLOSED, closed)
-    out.add_integer(s.UPDATED_TS, updated_timestamp(record.updated_at))
+    out.add_integer(s.UPDATED_TS, updated_value(record.updated_at))
 
 
 def filter_values(record: Record) -> tuple[int, ...]:
@@ -103,7 +109,7 @@ def filter_values(record: Record) -> tuple[int, ...]:
     return (
         *(value if _is_int(value) else s.MISSING for value in ints),
         int(closed) if isinstance(closed, bool) else s.MISSING,
-        updated_timestamp(record.updated_at),
+        updated_value(record.updated_at),
     )
 
 

@@ -15,7 +15,7 @@ from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the
 # tokenizer are checked on their own (recorded beside the index).
-SCHEMA_VERSION: Final = 12  # 12: analysis format 5 (D185); 11: format 4 (D181); 10: D180
+SCHEMA_VERSION: Final = 13  # 13: unknown update time MISSING (D192); 12: format 5 (D185); 11: format 4 (D181); 10: D180
 VERSION_FILE: Final = "opindex-index.json"
 
 # Searchable fields per kind: the scorer's field specs are the one source. The list is
@@ -38,7 +38,7 @@ IS_CLOSED: Final = "is_closed"
 TYPE_ID: Final = "type_id"
 ASSIGNEE_ID: Final = "assignee_id"
 AUTHOR_ID: Final = "author_id"  # filters by author (since version 2)
-UPDATED_TS: Final = "updated_ts"  # microseconds since the epoch (UTC); 0 when unknown
+UPDATED_TS: Final = "updated_ts"  # microseconds since the epoch (UTC); MISSING when unknown
 MISSING: Final = -(2**63)
 """An absent integer filter value in the analysis store's columns."""
 
