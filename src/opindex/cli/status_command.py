@@ -9,6 +9,7 @@ from typing import Any
 
 from opindex.cli.config_option import add_config_argument
 from opindex.cli.sync_command import selected_tenants
+from opindex.cli.terminal_text import visible
 from opindex.config import load_config
 from opindex.service import KIND_KEYS, KIND_LABELS, KINDS, TenantStatus, tenant_status
 
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"tenants": [s.to_json() for s in statuses]}, indent=2))
     else:
-        print("\n\n".join(render(status, now) for status in statuses))
+        print(visible("\n\n".join(render(status, now) for status in statuses)))
     return 0
 
 

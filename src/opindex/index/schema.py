@@ -15,7 +15,8 @@ from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the
 # tokenizer are checked on their own (recorded beside the index).
-SCHEMA_VERSION: Final = 13  # 13: unknown update time MISSING (D192); 12: format 5 (D185); 11: format 4 (D181); 10: D180
+# 13: unknown update time stored as MISSING (D192); 12: analysis format 5 (D185); 11: D181
+SCHEMA_VERSION: Final = 13
 VERSION_FILE: Final = "opindex-index.json"
 
 # Searchable fields per kind: the scorer's field specs are the one source. The list is
