@@ -7,7 +7,6 @@ import io
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from tests.reliability.conftest import run_opindex
@@ -68,12 +67,6 @@ def test_error_line_quoting_an_argument_is_made_visible(tenant: SyncedTenant) ->
     code, out, err = _search(tenant, "budget", "--kind", "work_packages", "--project", HOSTILE)
     assert code == 2, (out, err)
     assert not RAW_CONTROL.search(err) and "\\x1b[31m" in err, repr(err)
-
-
-def test_status_text_is_made_visible(tenant: SyncedTenant, tmp_path: Path) -> None:
-    done = run_opindex("status", "--config", str(tenant.config_path))
-    assert done.returncode == 0, done.stderr
-    assert not RAW_CONTROL.search(done.stdout + done.stderr), repr(done.stdout)
 
 
 def test_highlighted_table_keeps_only_its_own_bold_codes(tenant: SyncedTenant) -> None:
