@@ -63,7 +63,10 @@ def render(status: TenantStatus, now: datetime) -> str:
         lines.append(
             f"  {holder.purpose} running in process {holder.pid} since {_when(holder.since, now)}"
         )
-    lines.append(f"  last successful sync: {_when(status.last_sync_at, now)}")
+    if status.last_sync_at is None and status.freshness == "stale":
+        lines.append("  last successful sync: unknown (the state database cannot be read)")
+    else:
+        lines.append(f"  last successful sync: {_when(status.last_sync_at, now)}")
     lines.append(
         "  documents: "
         + ", ".join(f"{documents.get(KIND_KEYS[kind], 0)} {KIND_LABELS[kind][1]}" for kind in KINDS)

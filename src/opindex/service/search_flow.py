@@ -231,10 +231,13 @@ async def search_tenant(runtime: Tenant, request: SearchRequest) -> SearchRespon
                 runtime.name, request, answer, freshness, base_url=base_url, notes=noted
             )
         except IndexUnavailableError as exc:
+            runtime.note_damage(exc)
             if request.source != "auto":
                 raise
             logger.warning("tenant %s: index unreadable, answering live: %s", runtime.name, exc)
-            notes.append(f"{public_detail(exc)}; answered live")
+            freshness = runtime.freshness()
+            if freshness.state != "damaged":  # else its problem says so, below
+                notes.append(f"{public_detail(exc)}; answered live")
     try:
         answer = await live_answer(runtime, request, query)
     except OpenProjectError as exc:
