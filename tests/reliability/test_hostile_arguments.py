@@ -95,6 +95,8 @@ def test_records_at_or_before_1970_are_kept_by_updated_before(
     assert set(found) == {MOON, EPOCH}
     if not query:  # listed newest first
         assert found == [EPOCH, MOON]
+    newest = {**arguments, "sort": "updated"}
+    assert result_ids(client.call("openproject_search_work_packages", newest)) == [EPOCH, MOON]
     upto = {"query": query, "updatedBefore": "1970-01-01T00:00:00.000001Z", "source": source}
     assert set(result_ids(client.call("openproject_search_work_packages", upto))) == {
         MOON,

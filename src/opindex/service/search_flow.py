@@ -59,10 +59,10 @@ def newest_first(hits: Sequence[ScoredHit], limit: int) -> list[ScoredHit]:
     """*hits* ordered by update time, newest first (then by descending id), cut to *limit*;
     records with an unknown update time last."""
 
-    def key(hit: ScoredHit) -> tuple[float, int]:
+    def key(hit: ScoredHit) -> tuple[bool, float, int]:
         updated = hit.record.updated_at
         stamp = updated_timestamp(updated) if updated is not None else 0
-        return (-stamp, -hit.record.id)
+        return (updated is None, -stamp, -hit.record.id)  # unknown last, 1970 or not
 
     return sorted(hits, key=key)[:limit]
 
