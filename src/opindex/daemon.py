@@ -12,7 +12,8 @@ refuses the daemon's run); a refused run is logged and the next interval tries a
 
 A second job per tenant re-reads its live index generation against its checksums every
 hour at a bounded rate (:mod:`opindex.sync.verification`); damage found triggers a sync
-at once, which builds a new generation.
+at once, which builds a new generation. Damage a search finds moves the tenant's next
+scheduled sync to now (``request_sync``): one prompt, however many searches saw it.
 
 No exception ends a job: a scheduled sync or verification that fails is logged once,
 recorded in the tenant's state database (``opindex status`` and the status tool show it
@@ -246,6 +247,20 @@ class SyncDaemon:
             self._failing.discard(key)
         else:
             self._failing.add(key)
+
+    def request_sync(self, tenant: str) -> bool:
+        """Move *tenant*'s next scheduled sync to now (damage found by a search); False
+        when it cannot (not running, not this daemon's tenant) or is running already (its
+        run builds the new generation). Repeated requests before it starts are one run."""
+        scheduler = self._scheduler
+        if scheduler is None or tenant not in self.tenants or tenant in self._running:
+            return False
+        job = scheduler.get_job(f"sync:{tenant}")
+        if job is None:
+            return False
+        logger.warning("%s: a search found the index damaged; syncing now", tenant)
+        job.modify(next_run_time=datetime.now(UTC))
+        return True
 
     def _needs_sync_now(self, tenant: TenantConfig) -> bool:
         try:

@@ -12,7 +12,7 @@ from opindex.search import Kind
 
 Source = Literal["auto", "index", "live"]
 AnsweredBy = Literal["index", "live"]
-IndexState = Literal["fresh", "stale", "missing"]
+IndexState = Literal["fresh", "stale", "missing", "damaged"]
 FallbackStrategyName = Literal["wildcard_suffix", "drop_term", "concept_expansion"]
 MatchModeName = Literal["fuzzy", "exact"]
 StatusFilter = Literal["open", "closed", "all"]

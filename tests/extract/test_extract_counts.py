@@ -23,7 +23,13 @@ def test_counts_add_merge_and_serialise() -> None:
     summary = first.as_dict()
     assert json.loads(json.dumps(summary)) == summary
     assert summary["files"] == 3
-    assert summary["by_outcome"] == {"extracted": 1, "truncated": 1, "skipped": 1, "failed": 0}
+    assert summary["by_outcome"] == {
+        "extracted": 1,
+        "truncated": 1,
+        "skipped": 1,
+        "failed": 0,
+        "empty": 0,
+    }
     assert summary["by_reason"] == {"encrypted": 1, "text_limit": 1}
     assert summary["by_format"] == {
         "docx": {"files": 1, "bytes": 1000, "seconds": 0.5, "chars": 3, "bytes_per_second": 2000},

@@ -154,9 +154,9 @@ def test_binary_and_unknown_containers_are_skipped_as_unsupported(
     )
 
 
-def test_an_empty_file_is_extracted_as_empty_text() -> None:
+def test_an_empty_file_is_its_own_outcome_not_extracted() -> None:
     result = _extract(b"", "empty.txt")
-    assert (result.outcome, result.text, result.format) == (Outcome.EXTRACTED, "", Format.TEXT)
+    assert (result.outcome, result.text, result.reason) == (Outcome.EMPTY, "", None)
 
 
 def test_sniff_tells_the_families_apart() -> None:

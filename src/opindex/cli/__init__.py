@@ -145,15 +145,17 @@ def _run(arguments: list[str]) -> int:
     chosen = _chosen_command(arguments)
     parser, modules = build_parser(chosen, declare_only=chosen is None)
     args = parser.parse_args(arguments)
+    from opindex.cli.terminal_text import VisibleFormatter, visible
+
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(VisibleFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        level=logging.DEBUG if args.verbose else logging.WARNING, handlers=[handler]
     )
     try:
         return modules[args.command].run(args)
     except OpindexError as error:
-        print(f"opindex {args.command}: {error}", file=sys.stderr)
+        print(visible(f"opindex {args.command}: {error}"), file=sys.stderr)
         return exit_code_for(error)
     except KeyboardInterrupt:
         print(f"opindex {args.command}: interrupted", file=sys.stderr)

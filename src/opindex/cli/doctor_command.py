@@ -11,6 +11,7 @@ from typing import TextIO
 from opindex.cli.config_option import add_config_argument
 from opindex.cli.exit_codes import EXIT_OK, EXIT_USAGE, exit_code_for
 from opindex.cli.sync_command import selected_tenants
+from opindex.cli.terminal_text import visible
 from opindex.config import Config, TenantConfig, load_config
 from opindex.errors import ConfigError, OpindexError
 from opindex.service import reach_tenant, tenant_status
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config)
     except ConfigError as error:
-        out.write(f"FAIL configuration: {error}\n")
+        out.write(visible(f"FAIL configuration: {error}") + "\n")
         out.write("First problem: the configuration. Fix it (see `opindex init`) and rerun.\n")
         return EXIT_USAGE
     source = config.source if config.source is not None else "the environment"
@@ -81,10 +82,11 @@ async def _check_tenant(config: Config, tenant: TenantConfig) -> list[Check]:
 def report(checks: list[Check], out: TextIO) -> int:
     """Print the checks; the exit code of the first failed one (0 when none failed)."""
     for check in checks:
-        out.write(f"{'FAIL' if check.error else 'ok  '} {check.subject}: {check.message}\n")
+        line = f"{'FAIL' if check.error else 'ok  '} {check.subject}: {check.message}"
+        out.write(visible(line) + "\n")
     failed = next((check for check in checks if check.error is not None), None)
     if failed is None or failed.error is None:
         out.write("Everything checked works.\n")
         return EXIT_OK
-    out.write(f"First problem: {failed.subject}.\n")
+    out.write(visible(f"First problem: {failed.subject}.") + "\n")
     return exit_code_for(failed.error)

@@ -5,13 +5,15 @@ from __future__ import annotations
 import os
 import sys
 
+from opindex.cli.terminal_text import visible
+
 
 def emit(text: str) -> None:
-    """Print *text*; if the reader has gone (`opindex sync | head -1`), send this and
-    later output to /dev/null instead, so the work in progress (the next tenant's sync)
-    is not cut short by an error about output nobody reads."""
+    """Print *text* (made ``visible``); if the reader has gone (`opindex sync | head -1`),
+    send this and later output to /dev/null instead, so the work in progress (the next
+    tenant's sync) is not cut short by an error about output nobody reads."""
     try:
-        print(text, flush=True)
+        print(visible(text), flush=True)
     except BrokenPipeError:
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:

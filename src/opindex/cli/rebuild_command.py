@@ -10,6 +10,7 @@ from opindex.cli.sync_command import (
     progress_for,
     run_interruptibly,
 )
+from opindex.cli.terminal_text import visible
 from opindex.config import load_config
 from opindex.service import rebuild_tenant
 
@@ -38,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
         rebuild_tenant(tenant, config.data_dir, progress=progress_for(args.quiet))
     )
     if not args.quiet:
-        print(report.summary(), flush=True)
+        print(visible(report.summary()), flush=True)
     return 0

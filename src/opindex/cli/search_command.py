@@ -10,6 +10,7 @@ from typing import TextIO
 
 from opindex.cli.config_option import add_config_argument
 from opindex.cli.exit_codes import EXIT_OK
+from opindex.cli.terminal_text import visible
 from opindex.config import Config, load_config
 from opindex.envelope import (
     MAX_LIMIT,
@@ -147,7 +148,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             from opindex.mcp import render_global  # the MCP rendering: only for this table
 
-            out.write(render_global(everything) + "\n")
+            out.write(visible(render_global(everything)) + "\n")
         return EXIT_OK
     response = asyncio.run(_search(config, request, args.tenant, names))
     if args.json:
@@ -188,26 +189,27 @@ def describe_filters(args: argparse.Namespace) -> str:
 
 
 def highlight(text: str, query: Query, *, color: bool) -> str:
-    """*text* with the words that match *query* in bold (only when *color*)."""
+    """*text* made ``visible`` (no control character reaches the terminal) with the words
+    that match *query* in bold (only when *color*)."""
     if not color or not text:
-        return text
+        return visible(text)
     spans = match_spans(text, query)
     pieces, position = [], 0
     for start, end in spans:
-        pieces.append(text[position:start] + BOLD + text[start:end] + RESET)
+        pieces.append(visible(text[position:start]) + BOLD + visible(text[start:end]) + RESET)
         position = end
-    return "".join(pieces) + text[position:]
+    return "".join(pieces) + visible(text[position:])
 
 
 def _row(index: int, result: SearchResult, query: Query, color: bool) -> list[str]:
     title = highlight(result.title, query, color=color)
-    fields = ", ".join(result.matched_fields) or "-"
+    fields = visible(", ".join(result.matched_fields)) or "-"
     lines = [f"{index:>2}. {result.score:.2f}  #{result.id}  {title}", f"      matched: {fields}"]
     if result.snippet and result.matched_fields[:1] != [_primary(result)]:
         lines.append(f"      {highlight(result.snippet, query, color=color)}")
     for item in result.matched_agenda_items or []:
         snippet = highlight(item.snippet or "", query, color=color)
-        lines.append(f"      agenda item #{item.id} {item.title}: {snippet}")
+        lines.append(f"      agenda item #{item.id} {visible(item.title)}: {snippet}")
     for comment in result.matched_comments or []:
         snippet = highlight(comment.snippet or "", query, color=color)
         lines.append(f"      comment #{comment.id}: {snippet}")
@@ -255,7 +257,7 @@ def render_table(response: SearchResponse, out: TextIO, *, color: bool, filters:
     if not response.results:
         said = f" {meta.original_query!r}" if meta.original_query.strip() else ""
         narrowed = f" with these filters: {filters}" if filters else ""
-        out.write(f"No {meta.kind.replace('_', ' ')}s match{said}{narrowed}.\n")
+        out.write(visible(f"No {meta.kind.replace('_', ' ')}s match{said}{narrowed}.") + "\n")
     for index, result in enumerate(response.results, start=1):
         out.write("\n".join(_row(index, result, query, color)) + "\n")
-    out.write("\n".join(footer(response)) + "\n")
+    out.write(visible("\n".join(footer(response))) + "\n")

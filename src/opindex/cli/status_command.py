@@ -9,6 +9,7 @@ from typing import Any
 
 from opindex.cli.config_option import add_config_argument
 from opindex.cli.sync_command import selected_tenants
+from opindex.cli.terminal_text import visible
 from opindex.config import load_config
 from opindex.service import KIND_KEYS, KIND_LABELS, KINDS, TenantStatus, tenant_status
 
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"tenants": [s.to_json() for s in statuses]}, indent=2))
     else:
-        print("\n\n".join(render(status, now) for status in statuses))
+        print(visible("\n\n".join(render(status, now) for status in statuses)))
     return 0
 
 
@@ -62,7 +63,10 @@ def render(status: TenantStatus, now: datetime) -> str:
         lines.append(
             f"  {holder.purpose} running in process {holder.pid} since {_when(holder.since, now)}"
         )
-    lines.append(f"  last successful sync: {_when(status.last_sync_at, now)}")
+    if status.last_sync_at is None and status.freshness == "stale":
+        lines.append("  last successful sync: unknown (the state database cannot be read)")
+    else:
+        lines.append(f"  last successful sync: {_when(status.last_sync_at, now)}")
     lines.append(
         "  documents: "
         + ", ".join(f"{documents.get(KIND_KEYS[kind], 0)} {KIND_LABELS[kind][1]}" for kind in KINDS)

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 from opindex.cli.config_option import add_config_argument
 from opindex.cli.exit_codes import EXIT_OK, exit_code_for
 from opindex.cli.output import emit
+from opindex.cli.terminal_text import visible
 from opindex.config import Config, TenantConfig, load_config
 from opindex.errors import OpindexError
 from opindex.service import NullProgress, SyncProgress, TerminalProgress, sync_tenant
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         except OpindexError as error:
             if len(tenants) == 1:
                 raise
-            print(f"opindex sync: {tenant.name}: {error}", file=sys.stderr)
+            print(visible(f"opindex sync: {tenant.name}: {error}"), file=sys.stderr)
             exit_code = exit_code or exit_code_for(error)
             continue
         if not args.quiet:

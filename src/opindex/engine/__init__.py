@@ -19,8 +19,9 @@ The public face, all other units use (the modules stay private):
   one vocabulary slice and one segment per changed kind, merged by size tiers.
 - ``create_store`` (an empty store), ``listed_segments``, ``DIRECTORY``, ``MANIFEST``: the
   layout the index's verification re-reads.
-- ``IndexFilters`` (with ``Columns``, ``updated_timestamp``): the one filter model; the
-  engine applies it to its columns, the index compiles it to Tantivy clauses.
+- ``IndexFilters`` (with ``Columns``, ``updated_timestamp``, ``updated_value``): the one
+  filter model; the engine applies it to its columns, the index compiles it to Tantivy
+  clauses.
 - ``Vocabulary``, ``containment_needle``, ``containment_tokens``, ``raw_contains``:
   substring look-ups over the vocabulary for exact-mode queries.
 - ``damaged_error``, ``Stamp``, ``VerifiedFile``: damage named the way the index names it.
@@ -45,6 +46,7 @@ from opindex.engine.filters import (
     IndexFilters,
     StatusSelection,
     updated_timestamp,
+    updated_value,
 )
 from opindex.engine.fusion import FusedHit, LexicalHit, SemanticHit, fuse
 from opindex.engine.vectors import RecordVectors, VectorStore, embed_records
@@ -77,4 +79,5 @@ __all__ = [
     "raw_contains",
     "record_chunks",
     "updated_timestamp",
+    "updated_value",
 ]

@@ -29,7 +29,7 @@ class Columns:
     ASSIGNEE_ID: Final = "assignee_id"
     AUTHOR_ID: Final = "author_id"
     UPDATED_TS: Final = "updated_ts"
-    """Microseconds since the epoch (UTC); 0 when unknown (``updated_timestamp``)."""
+    """Microseconds since the epoch (UTC); MISSING when unknown (``updated_value``)."""
     MISSING: Final = -(2**63)
     """An absent integer filter value."""
 
@@ -39,13 +39,20 @@ _EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def updated_timestamp(value: datetime | None) -> int:
-    """Microseconds since the epoch (naive datetimes are taken as UTC); 0 when unknown."""
+    """Microseconds since the epoch (naive datetimes are taken as UTC); 0 when unknown
+    (a filter bound; a stored value is ``updated_value``)."""
     if value is None:
         return 0
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     delta = value - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+def updated_value(value: datetime | None) -> int:
+    """The stored update-time filter value: ``updated_timestamp``, or MISSING when unknown
+    (0 is a real moment, 1970-01-01T00:00:00Z, and earlier ones are negative; D192)."""
+    return s.MISSING if value is None else updated_timestamp(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +133,7 @@ def filter_mask(
 
     *columns* as stored (``narrow_column``). The same rules as ``filter_clauses``: a
     record lacking the attribute never matches, "unassigned" matches a record without an
-    assignee, the update range is inclusive and excludes unknown (0) update times;
+    assignee, the update range is inclusive and excludes unknown (MISSING) update times;
     ``updated_before`` is exclusive.
     """
     mask: npt.NDArray[np.bool_] | None = None
@@ -154,8 +161,9 @@ def filter_mask(
         both(_isin(columns[s.AUTHOR_ID], filters.author_ids))
     if filters.updated_after is not None or filters.updated_before is not None:
         updated = columns[s.UPDATED_TS]
-        lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
-        part = updated >= lower
+        part = updated != missing_value(updated)
+        if filters.updated_after is not None:
+            part &= updated >= updated_timestamp(filters.updated_after)
         if filters.updated_before is not None:
             part &= updated < updated_timestamp(filters.updated_before)
         both(part)

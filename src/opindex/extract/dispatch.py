@@ -101,6 +101,8 @@ def extract_text(
             "", Outcome.SKIPPED, Reason.TOO_LARGE, declared, size_bytes=blob.size,
             seconds=time.monotonic() - started, detail=f"{blob.size} bytes",
         )  # fmt: skip
+    if blob.size == 0:
+        return Extraction("", Outcome.EMPTY, None, declared, size_bytes=0)
     run = _Run(blob, declared, limits)
     outcome, reason, detail = Outcome.EXTRACTED, None, None
     try:

@@ -151,8 +151,9 @@ class Extractor:
         """Extract one file in the worker, blocking the calling thread until it is done;
         a timeout or a dead worker is an outcome, not an exception."""
         size = _declared_size(source)
-        if size is not None and size > self.limits.max_bytes:
-            # extract_text reads nothing of a file over the limit: no need for the worker
+        if size is not None and (size > self.limits.max_bytes or size == 0):
+            # extract_text reads nothing of a file over the limit or of an empty one: no
+            # need for the worker
             return extract_text(
                 source, file_name=file_name, content_type=content_type, limits=self.limits
             )

@@ -17,6 +17,8 @@ class Outcome(StrEnum):
     """Deliberately not read (too large, encrypted, zip bomb, unsupported format)."""
     FAILED = "failed"
     """Reading was attempted and went wrong (corrupt, timeout, crash, out of memory)."""
+    EMPTY = "empty"
+    """The file has no bytes at all: nothing to read (not counted as extracted)."""
 
 
 class Reason(StrEnum):
@@ -61,7 +63,7 @@ class Format(StrEnum):
 class Extraction:
     """The text of one file and what happened while getting it.
 
-    ``reason`` is None exactly when ``outcome`` is ``extracted``. ``detail`` is a short
+    ``reason`` is None exactly when ``outcome`` is ``extracted`` or ``empty``. ``detail`` is a short
     message for logs (an exception type, a library's error name), never a path, and not
     stable. ``size_bytes`` is the input's size, ``seconds`` the wall time spent on it.
     """

@@ -6,6 +6,8 @@ The filter model and its rules over the engine's columns are ``opindex.engine``'
 
 from __future__ import annotations
 
+from typing import Final
+
 import tantivy
 
 from opindex.engine import IndexFilters, StatusSelection, updated_timestamp
@@ -84,9 +86,14 @@ def _assignee_query(schema: tantivy.Schema, ids: tuple[int | None, ...]) -> tant
 
 
 def _updated_query(schema: tantivy.Schema, filters: IndexFilters) -> tantivy.Query:
-    # Unknown update times are stored as 0; a lower bound of 1 keeps them out.
-    lower = updated_timestamp(filters.updated_after) if filters.updated_after else 1
+    # Unknown update times are stored as MISSING; a lower bound above it keeps them out
+    # (0 and negative stamps are real moments: at and before 1970-01-01, D192).
+    lower = updated_timestamp(filters.updated_after) if filters.updated_after else _KNOWN
     upper = updated_timestamp(filters.updated_before) - 1 if filters.updated_before else None
     return tantivy.Query.range_query(
         schema, s.UPDATED_TS, tantivy.FieldType.Integer, lower_bound=lower, upper_bound=upper
     )
+
+
+_KNOWN: Final = s.MISSING + 1
+"""The lowest stored update time that is a real moment."""

@@ -9,7 +9,7 @@ from typing import Any, TypeGuard
 
 import tantivy
 
-from opindex.engine import updated_timestamp
+from opindex.engine import updated_value
 from opindex.errors import IndexUnavailableError, InvalidArgumentError
 from opindex.index import schema as s
 from opindex.records import AttributeValue, Record
@@ -77,7 +77,7 @@ def _add_filters(out: tantivy.Document, record: Record) -> None:
     closed = attributes.get(s.IS_CLOSED)
     if isinstance(closed, bool):
         out.add_boolean(s.IS_CLOSED, closed)
-    out.add_integer(s.UPDATED_TS, updated_timestamp(record.updated_at))
+    out.add_integer(s.UPDATED_TS, updated_value(record.updated_at))
 
 
 def filter_values(record: Record) -> tuple[int, ...]:
@@ -92,7 +92,7 @@ def filter_values(record: Record) -> tuple[int, ...]:
     return (
         *(value if _is_int(value) else s.MISSING for value in ints),
         int(closed) if isinstance(closed, bool) else s.MISSING,
-        updated_timestamp(record.updated_at),
+        updated_value(record.updated_at),
     )
 
 

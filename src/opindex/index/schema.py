@@ -16,7 +16,8 @@ from opindex.search import FIELD_SPECS, KINDS, Kind, field_names, token_texts
 # Bump whenever the schema or the stored record format changes: an index written under
 # another version is reported as "needs rebuild" and never read. Field lists and the
 # tokenizer are checked on their own (recorded beside the index).
-SCHEMA_VERSION: Final = 12  # 12: analysis format 5 (D185); 11: format 4 (D181); 10: D180
+# 13: unknown update time stored as MISSING (D192); 12: analysis format 5 (D185); 11: D181
+SCHEMA_VERSION: Final = 13
 VERSION_FILE: Final = "opindex-index.json"
 
 # Searchable fields per kind: the scorer's field specs are the one source. The list is
@@ -40,7 +41,7 @@ IS_CLOSED: Final = Columns.IS_CLOSED
 TYPE_ID: Final = Columns.TYPE_ID
 ASSIGNEE_ID: Final = Columns.ASSIGNEE_ID
 AUTHOR_ID: Final = Columns.AUTHOR_ID  # filters by author (since version 2)
-UPDATED_TS: Final = Columns.UPDATED_TS  # microseconds since the epoch (UTC); 0 when unknown
+UPDATED_TS: Final = Columns.UPDATED_TS  # microseconds since the epoch (UTC); MISSING when unknown
 MISSING: Final = Columns.MISSING
 """An absent integer filter value in the analysis store's columns."""
 

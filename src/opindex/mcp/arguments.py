@@ -267,6 +267,8 @@ def _argument_names(tool: Tool) -> list[str]:
 
 
 def _unknown(name: str, known: list[str]) -> str:
+    if not known:
+        return f"unknown argument {name!r}; this tool takes no arguments (pass {{}})"
     close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"unknown argument {name!r}{hint}; the arguments are {', '.join(known)}"

@@ -64,6 +64,8 @@ def describe_source(meta: SearchMeta) -> str:
         return f"answered from the {state} index (synced {describe_age(meta.age_seconds)} ago)"
     if meta.index_state == "missing":
         return "answered live from OpenProject (no index yet)"
+    if meta.index_state == "damaged":
+        return "answered live from OpenProject (the index is damaged; a sync rebuilds it)"
     if meta.index_state == "stale":
         return (
             f"answered live from OpenProject (the index is stale, synced "
@@ -368,11 +370,12 @@ def render_status(report: IndexStatusReport) -> str:
         documents = ", ".join(
             f"{count} {name.replace('_', ' ')}" for name, count in tenant.documents.items()
         )
-        synced = (
-            f"last synced {describe_age(tenant.age_seconds)} ago"
-            if tenant.last_sync_at is not None
-            else "never synced"
-        )
+        if tenant.last_sync_at is not None:
+            synced = f"last synced {describe_age(tenant.age_seconds)} ago"
+        elif tenant.freshness == "missing":
+            synced = "never synced"
+        else:  # an index to read, but the state database holding its age cannot be read
+            synced = "last sync time unknown"
         sync = (
             f"; background sync every {tenant.background_sync_seconds} s"
             if tenant.background_sync_seconds

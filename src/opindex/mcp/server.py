@@ -96,6 +96,7 @@ def build_server(
             from opindex.daemon import SyncDaemon
 
             daemon = SyncDaemon(config, synced, on_sync=options.on_sync)
+            service.on_damage(daemon.request_sync)
         try:
             if daemon is not None:
                 await daemon.start()

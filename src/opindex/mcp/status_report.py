@@ -19,8 +19,8 @@ class TenantIndexStatus(BaseModel):
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True)
 
     tenant: str
-    state: Literal["fresh", "stale", "missing", "syncing"]
-    freshness: Literal["fresh", "stale", "missing"]
+    state: Literal["fresh", "stale", "missing", "damaged", "syncing"]
+    freshness: Literal["fresh", "stale", "missing", "damaged"]
     last_sync_at: datetime | None = None
     age_seconds: float | None = None
     max_staleness_seconds: int

@@ -111,7 +111,7 @@ class MetaOut(Wire):
 
     tenant: str
     source: Literal["index", "live"]
-    index_state: Literal["fresh", "stale", "missing"]
+    index_state: Literal["fresh", "stale", "missing", "damaged"]
     indexed_at: datetime | None = None
     age_seconds: float | None = None
     total: int | None = None

@@ -79,7 +79,9 @@ def iso_utc(moment: datetime) -> str:
     """An aware datetime as ``YYYY-MM-DDTHH:MM:SSZ`` (UTC); naive datetimes are refused."""
     if moment.tzinfo is None or moment.utcoffset() is None:
         raise InvalidArgumentError("datetimes sent to OpenProject must be timezone-aware")
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # isoformat, not strftime: strftime writes year 1 as "1", not "0001"
+    utc = moment.astimezone(UTC).replace(microsecond=0, tzinfo=None)
+    return utc.isoformat() + "Z"
 
 
 def filters_json(filters: Sequence[Filter]) -> str:

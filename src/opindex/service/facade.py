@@ -7,7 +7,7 @@ pydantic envelope from ``opindex.envelope`` that says where it came from.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -106,6 +106,12 @@ class Service:
         """A service for *config*. *clock* (aware datetimes) decides index freshness;
         *transport* replaces the network for every OpenProject client (tests)."""
         return cls(config, clock=clock, transport=transport)
+
+    def on_damage(self, listener: Callable[[str], object]) -> None:
+        """Call *listener* with a tenant's name when a read finds its index damaged
+        (once per damaged generation): the server asks its daemon for a sync soon."""
+        for runtime in self._runtimes.values():
+            runtime.on_damage = listener
 
     def _runtime(self, tenant: TenantConfig, data_dir: Path | None) -> Tenant:
         return Tenant(
@@ -298,6 +304,7 @@ class Service:
             index = runtime.index()
             return await asyncio.to_thread(index.get, kind, record_id)
         except IndexUnavailableError as exc:
+            runtime.note_damage(exc)
             notes.append(f"{public_detail(exc)}; read live")
             return None
 

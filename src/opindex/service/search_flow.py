@@ -61,10 +61,10 @@ def newest_first(hits: Sequence[ScoredHit], limit: int) -> list[ScoredHit]:
     """*hits* ordered by update time, newest first (then by descending id), cut to *limit*;
     records with an unknown update time last."""
 
-    def key(hit: ScoredHit) -> tuple[float, int]:
+    def key(hit: ScoredHit) -> tuple[bool, float, int]:
         updated = hit.record.updated_at
         stamp = updated_timestamp(updated) if updated is not None else 0
-        return (-stamp, -hit.record.id)
+        return (updated is None, -stamp, -hit.record.id)  # unknown last, 1970 or not
 
     return sorted(hits, key=key)[:limit]
 
@@ -233,10 +233,13 @@ async def search_tenant(runtime: Tenant, request: SearchRequest) -> SearchRespon
                 runtime.name, request, answer, freshness, base_url=base_url, notes=noted
             )
         except IndexUnavailableError as exc:
+            runtime.note_damage(exc)
             if request.source != "auto":
                 raise
             logger.warning("tenant %s: index unreadable, answering live: %s", runtime.name, exc)
-            notes.append(f"{public_detail(exc)}; answered live")
+            freshness = runtime.freshness()
+            if freshness.state != "damaged":  # else its problem says so, below
+                notes.append(f"{public_detail(exc)}; answered live")
     try:
         answer = await live_answer(runtime, request, query)
     except OpenProjectError as exc:

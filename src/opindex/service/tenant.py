@@ -91,6 +91,10 @@ class Tenant:
         self._rows: StateRows | None = None
         """What freshness last read of the state, and the data version it read."""
         """CURRENT's stamp when it last named a generation (``_has_index``)."""
+        self._damage: tuple[tuple[int, int, int] | None, str] | None = None
+        """(CURRENT's stamp, what is wrong) when a search found the index damaged."""
+        self.on_damage: Callable[[str], object] | None = None
+        """Called with the tenant's name once per damaged generation (a sync soon)."""
 
     # --- index and freshness ----------------------------------------------------------
 
@@ -145,6 +149,31 @@ class Tenant:
         )
         return dataclasses.replace(found, problem=note)
 
+    def note_damage(self, error: IndexUnavailableError) -> None:
+        """Remember that a search found the published index unreadable (*error*): the
+        tenant reads as ``damaged`` until a new generation is published, and
+        ``on_damage`` hears of it once per generation (not once per search)."""
+        if isinstance(error, IndexMissingError) or self._data_dir is None:
+            return
+        stamp = index_directory(self._data_dir, self.name).pointer_stamp()
+        first = self._damage is None or self._damage[0] != stamp
+        self._damage = (stamp, public_detail(error))
+        if first and self.on_damage is not None:
+            try:
+                self.on_damage(self.name)
+            except Exception:  # a listener's failure must not fail the search
+                logger.exception("tenant %s: the damage listener failed", self.name)
+
+    def _noted_damage(self) -> str | None:
+        """What a search found wrong with the index still published, if anything."""
+        if self._damage is None or self._data_dir is None:
+            return None
+        stamp, problem = self._damage
+        if index_directory(self._data_dir, self.name).pointer_stamp() != stamp:
+            self._damage = None  # a new generation: the damage is behind us
+            return None
+        return problem
+
     def _assess(self) -> Freshness:
         """The index's freshness now: time of the last successful sync vs max staleness.
 
@@ -154,6 +183,9 @@ class Tenant:
         """
         if self._data_dir is None:
             return Freshness("missing")
+        damage = self._noted_damage()
+        if damage is not None:
+            return Freshness("damaged", problem=damage)
         try:
             if not self._has_index(self._data_dir):
                 return Freshness("missing")

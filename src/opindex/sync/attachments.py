@@ -6,18 +6,23 @@ immutable: keyed by id and digest) is downloaded to a temporary file with the te
 credential and its text extracted in an isolated worker (``opindex.extract``), bounded per
 file (size, pages, time, memory) and per run (files, bytes). The text becomes the
 container's ``attachments`` field (a hit names the file) and an ``attachment`` record of
-its own. A file that cannot be read is recorded with its reason, never fatal; one left over
-by the run's budget or a failed download is ``deferred`` to the next run.
+its own. A file that cannot be read is recorded with its reason, never fatal; an empty
+file is ``empty``. One left over by the run's budget is ``deferred`` to the next run; one
+whose download failed is ``deferred`` with reason ``download_failed`` and tried again only
+once ``DOWNLOAD_RETRY_AFTER`` has passed or its digest changed (DECISIONS D194). Downloads
+go to ``<tenant>/downloads``; a run sweeps what a killed one left there.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import get_args
 
@@ -36,7 +41,22 @@ logger = logging.getLogger(__name__)
 CONTAINER_KINDS: frozenset[str] = frozenset(get_args(ContainerKind))
 """The kinds of record that can hold attached files."""
 DEFERRED = "deferred"
-"""The outcome of a file left for the next run (the run's budget spent, download failed)."""
+"""The outcome of a file left for a later run (the run's budget spent, download failed)."""
+DOWNLOAD_FAILED = "download_failed"
+"""The reason of a file deferred because its download failed."""
+DOWNLOAD_RETRY_AFTER = timedelta(hours=6)
+"""A file whose download failed is not tried again before this has passed (unless its
+digest changed): a broken file costs a request per six hours, not one per run."""
+DOWNLOADS_DIR = "downloads"
+"""The tenant sub-directory holding files being downloaded (one directory per file)."""
+_PREFIX = "opindex-attachment-"
+
+
+@dataclass(frozen=True, slots=True)
+class Deferral:
+    """A file left for a later run, and why (None: the run's budget was spent)."""
+
+    reason: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +81,8 @@ class AttachmentReader:
     clock: Callable[[], datetime]
     changes: PendingChanges
     deferred: Callable[[], list[int]] = list
+    downloads: Path | None = None
+    """Where files are downloaded (None: the system's temporary directory)."""
     limits: ExtractionLimits = field(default_factory=ExtractionLimits)
     budget: RunBudget = field(default_factory=RunBudget)
     downloaded_bytes: int = 0
@@ -94,7 +116,12 @@ class AttachmentReader:
     def containers_with_deferred_files(self) -> list[Record]:
         """The indexed records holding files an earlier run deferred (read again now)."""
         found: dict[tuple[str, int], Record] = {}
-        for attachment_id in self.deferred():
+        deferred = self.deferred()
+        rows = self.recorded(deferred) if deferred else {}
+        for attachment_id in deferred:
+            row = rows.get(attachment_id)
+            if row is not None and self._waiting(row):
+                continue
             file = self.index.get("attachment", attachment_id)
             kind = file.attributes.get("container_kind") if file is not None else None
             container_id = file.attributes.get("container_id") if file is not None else None
@@ -116,16 +143,28 @@ class AttachmentReader:
         record = self.index.get(kind, container_id)
         return set(attachment_names(record)) if record is not None else set()
 
+    def _waiting(self, row: ExtractionRow) -> bool:
+        """Whether a file whose download failed is still waiting out its back-off."""
+        return (
+            row.outcome == DEFERRED
+            and row.reason == DOWNLOAD_FAILED
+            and self.clock() - row.extracted_at < DOWNLOAD_RETRY_AFTER
+        )
+
     async def _file(
         self, attachment: Attachment, container: Record, known: ExtractionRow | None
     ) -> Record:
-        if known is not None and known.digest == attachment.digest and known.outcome != DEFERRED:
+        same = known is not None and known.digest == attachment.digest
+        if known is not None and same and (known.outcome != DEFERRED or self._waiting(known)):
             stored = await asyncio.to_thread(self.index.get, "attachment", attachment.id)
             if stored is not None:
                 return stored
+            if known.outcome == DEFERRED:  # waiting: the record again, its row unchanged
+                label = f"{DEFERRED}: {known.reason}"
+                return attachment_record(attachment, None, container=container, extraction=label)
         extraction = await self._extract(attachment)
-        if extraction is None:
-            outcome, reason, text = DEFERRED, None, None
+        if isinstance(extraction, Deferral):
+            outcome, reason, text = DEFERRED, extraction.reason, None
             file_format, size, seconds = "unknown", 0, 0.0
         else:
             outcome = str(extraction.outcome)
@@ -149,8 +188,8 @@ class AttachmentReader:
         label = outcome if reason is None else f"{outcome}: {reason}"
         return attachment_record(attachment, text, container=container, extraction=label)
 
-    async def _extract(self, attachment: Attachment) -> Extraction | None:
-        """The file's extraction; None when it waits for a later run."""
+    async def _extract(self, attachment: Attachment) -> Extraction | Deferral:
+        """The file's extraction, or why it waits for a later run."""
         size = attachment.file_size or 0
         if size > self.limits.max_bytes:
             return _skipped(Reason.TOO_LARGE, size)
@@ -159,8 +198,11 @@ class AttachmentReader:
                 self.extracted_files >= self.budget.files
                 or self.downloaded_bytes + size > self.budget.bytes
             ):
-                return None
-            with tempfile.TemporaryDirectory(prefix="opindex-attachment-") as directory:
+                return Deferral()
+            if self.downloads is not None:
+                self.downloads.mkdir(mode=0o700, exist_ok=True)
+            prefix = f"{_PREFIX}{os.getpid()}-"
+            with tempfile.TemporaryDirectory(prefix=prefix, dir=self.downloads) as directory:
                 path = Path(directory) / "file"
                 try:
                     with path.open("wb") as sink:
@@ -171,7 +213,7 @@ class AttachmentReader:
                     return _skipped(Reason.UNREADABLE, size)
                 except OpenProjectError as error:
                     logger.warning("attachment %d: download failed: %s", attachment.id, error)
-                    return None
+                    return Deferral(DOWNLOAD_FAILED)
                 self.downloaded_bytes += download.size
                 if not download.complete:
                     return _skipped(Reason.TOO_LARGE, max(size, download.size))
@@ -198,6 +240,8 @@ def attachment_reader(
     when the tenant leaves attached files unread."""
     if not tenant.read_attachments:
         return None
+    downloads = state.path.parent / DOWNLOADS_DIR
+    sweep_stale_downloads(downloads)
     return AttachmentReader(
         client,
         index,
@@ -206,7 +250,46 @@ def attachment_reader(
         changes,
         budget=budget or RunBudget(),
         deferred=state.deferred_extractions,
+        downloads=downloads,
     )
+
+
+def sweep_stale_downloads(directory: Path) -> list[str]:
+    """Remove what a killed run left in *directory*: the download directories of processes
+    no longer running (this process's own, of a concurrent reader, stay). Their names."""
+    try:
+        entries = list(directory.iterdir())
+    except FileNotFoundError:
+        return []
+    removed = []
+    for entry in entries:
+        pid = _owner(entry.name)
+        if pid is not None and (pid == os.getpid() or _running(pid)):
+            continue
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry.name)
+    if removed:
+        logger.info("removed %d download(s) left by an interrupted run", len(removed))
+    return removed
+
+
+def _owner(name: str) -> int | None:
+    """The pid in a download directory's name (None for any other name)."""
+    number = name.removeprefix(_PREFIX).split("-", 1)[0]
+    return int(number) if name.startswith(_PREFIX) and number.isdigit() else None
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _skipped(reason: Reason, size: int) -> Extraction:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from opindex.config import TenantConfig
 from opindex.disclosure import public_detail, public_run_error
 from opindex.envelope import IndexState
-from opindex.errors import IndexUnavailableError, StateError
+from opindex.errors import IndexDamagedError, IndexUnavailableError, StateError
 from opindex.index import TenantIndex, full_disk_note, reread_generation
 from opindex.search import KIND_KEYS, KINDS
 from opindex.state import (
@@ -47,7 +47,9 @@ class Freshness:
 
     ``state`` is ``missing`` when no successful sync ever completed (no index to read),
     ``fresh`` when the last successful sync is younger than the tenant's max staleness,
-    ``stale`` otherwise (also when an index exists but its age cannot be read).
+    ``stale`` otherwise (also when an index exists but its age cannot be read),
+    ``damaged`` when the published index cannot be read (a file fails its checksum, or
+    Tantivy cannot read it): there is none to answer from until a sync builds a new one.
     ``problem`` says, in words for the caller, what could not be read, if anything.
     """
 
@@ -59,7 +61,7 @@ class Freshness:
     @property
     def has_index(self) -> bool:
         """True when an index exists to read, fresh or not."""
-        return self.state != "missing"
+        return self.state not in ("missing", "damaged")
 
 
 def assess_freshness(
@@ -75,7 +77,7 @@ def assess_freshness(
     return Freshness(state, indexed_at, age)
 
 
-StatusState = Literal["fresh", "stale", "missing", "syncing"]
+StatusState = Literal["fresh", "stale", "missing", "damaged", "syncing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,8 +106,10 @@ class TenantStatus:
 
     ``state`` is ``syncing`` while a sync or rebuild holds the tenant's lock, otherwise
     the ``freshness``: ``fresh`` if the last successful sync finished less than
-    ``max_staleness_seconds`` ago, ``stale`` if longer ago, ``missing`` if there is no
-    usable index. ``last_error`` is the reason of the latest run if that run failed.
+    ``max_staleness_seconds`` ago, ``stale`` if longer ago or of unknown age (the state
+    database cannot be read, ``last_sync_at`` None), ``damaged`` if the published index
+    cannot be read, ``missing`` if there is none. ``last_error`` is the reason of the
+    latest run if that run failed.
     """
 
     tenant: str
@@ -206,6 +210,7 @@ def tenant_status(
     checkpoint: Checkpoint | None = None
     checkpoint_held: list[int] = []
     attachments: Mapping[str, Any] = {}
+    state_unreadable = damaged = False
     database = state_db_path(data_dir, tenant.name)
     if database.is_file():
         check: IntegrityCheck = "full" if verify else "quick"
@@ -229,6 +234,7 @@ def tenant_status(
                     )
             verified.append(f"state database {database}: passes SQLite's integrity_check")
         except StateError as exc:
+            state_unreadable = True
             problems.append(f"state database: {exc}")
             public.append(f"state database: {public_detail(exc)}")
 
@@ -249,6 +255,7 @@ def tenant_status(
             if verify:
                 verified.append(_verify_files(directory.generation_path(stats.generation)))
     except IndexUnavailableError as exc:
+        damaged = isinstance(exc, IndexDamagedError)
         problems.append(f"index: {exc}")
         public.append(f"index: {public_detail(exc)}")
     if last_success is not None and generation is None and not problems:
@@ -269,6 +276,10 @@ def tenant_status(
         now=now,
     )
     freshness, age = assessed.state, assessed.age_seconds
+    if damaged:
+        freshness = "damaged"
+    elif has_index and state_unreadable:  # an index to answer from, of unknown age
+        freshness, age = "stale", None
     holder: LockHolder | None = None
     syncing = is_locked(data_dir, tenant.name)
     if syncing:
