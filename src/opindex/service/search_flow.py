@@ -166,7 +166,7 @@ def envelope(
         age_seconds=freshness.age_seconds,
         degraded=answer.degraded,
         enrichment_failures=answer.enrichment_failures,
-        wildcard_fallback=answer.outcome.strategy_used == "wildcard_suffix",
+        wildcard_fallback=answer.outcome.fallback_used,  # the seed rule: any strategy
         fallback_strategy=answer.outcome.strategy_used,
         original_query=request.query,
         effective_query=answer.outcome.effective_query,
