@@ -8,6 +8,7 @@ from typing import Protocol
 
 from opindex.index.candidates import CandidateList
 from opindex.index.index_filters import IndexFilters
+from opindex.index.vocabulary import Vocabulary
 from opindex.records import Record
 from opindex.search import Alternative, Query, Ranked, SearchDocument
 
@@ -73,3 +74,7 @@ class IndexBackend(Protocol):
     def get(self, kind: str, record_id: int) -> Record | None: ...
 
     def stats(self) -> IndexStats: ...
+
+    def vocabulary(self) -> Vocabulary: ...
+
+    def commit_label(self) -> str: ...

@@ -116,6 +116,10 @@ SourceChoice = Annotated[
         ),
     ),
 ]
+CursorText = Annotated[
+    str | None,
+    Field(max_length=512, description="nextCursor of the previous answer: its next page."),
+]
 Fallback = Annotated[
     bool,
     Field(

@@ -26,6 +26,7 @@ from opindex.envelope import (
     SearchMeta,
     SearchResponse,
     SearchResult,
+    WordMatch,
     WorkPackageListResponse,
 )
 from opindex.service import ATTACHMENT_META, COMMENT_META, AttributeValue
@@ -98,6 +99,9 @@ class HitOut(Wire):
     matched_comments: list[SubMatchOut] | None = None
     matched_agenda_items: list[SubMatchOut] | None = None
     matched_attachments: list[SubMatchOut] | None = None
+    matched_words: list[str] | None = None
+    """The query words this record matched: the word alone when the record holds it,
+    else ``word: how 'record word'`` (prefix, substring, typo, concept, id)."""
     kind: str | None = None
     """Set in a search across kinds, where results of several kinds are ranked together."""
     # detail: full
@@ -124,6 +128,12 @@ class MetaOut(Wire):
     match_mode: str | None = None
     sort: str | None = None
     notes: list[str] | None = None
+    unmatched_words: list[str] | None = None
+    """Query words no returned result matched."""
+    notice: str | None = None
+    """Read first: words nothing matched, near matches, or why nothing was searched."""
+    next_cursor: str | None = None
+    """Pass as ``cursor`` with the same arguments for the next page."""
 
 
 class SearchOut(Wire):
@@ -197,6 +207,7 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
         updated_at=result.updated_at,
         url=result.url,
         matched_fields=result.matched_fields if scored else None,
+        matched_words=[word_out(match) for match in result.matched_words] if scored else None,
         snippet=snippet,
         matched_comments=_subs(result.matched_comments or (), shown, titled=False),
         matched_agenda_items=_subs(result.matched_agenda_items or (), shown, titled=True),
@@ -222,6 +233,13 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
             extra["project_id"] = result.project.id
         hit.attributes = camel_attributes(extra)
     return hit
+
+
+def word_out(match: WordMatch) -> str:
+    """``checkout`` for a word the record holds, ``checklist: typo 'checkout'`` else."""
+    if match.how == "exact":
+        return match.word
+    return f"{match.word}: {match.how} {match.token!r}"
 
 
 def _text(value: AttributeValue) -> str | None:
@@ -252,6 +270,9 @@ def meta_out(meta: SearchMeta | ReadMeta, detail: Detail, total: int | None = No
             out.effective_query = meta.effective_query
         out.match_mode = meta.match_mode
         out.sort = meta.sort if meta.sort != "relevance" else None
+        out.unmatched_words = meta.unmatched_words
+        out.notice = meta.notice
+        out.next_cursor = meta.next_cursor
     return out
 
 
@@ -284,6 +305,10 @@ class GlobalMetaOut(Wire):
     kinds: list[KindOut]
     not_searched: list[dict[str, str]] | None = None
     age_seconds: float | None = None
+    sort: str | None = None
+    unmatched_words: list[str] | None = None
+    notice: str | None = None
+    next_cursor: str | None = None
 
 
 class GlobalSearchOut(Wire):
@@ -322,6 +347,10 @@ def global_search_out(response: GlobalSearchResponse, detail: Detail) -> GlobalS
             not_searched=[{"kind": item.kind, "reason": item.reason} for item in meta.not_searched]
             or None,
             age_seconds=None if meta.age_seconds is None else round(meta.age_seconds, 1),
+            sort=meta.sort if meta.sort != "relevance" else None,
+            unmatched_words=meta.unmatched_words,
+            notice=meta.notice,
+            next_cursor=meta.next_cursor,
         ),
     )
 
