@@ -17,7 +17,7 @@ FallbackStrategyName = Literal["wildcard_suffix", "drop_term", "concept_expansio
 MatchModeName = Literal["fuzzy", "exact"]
 StatusFilter = Literal["open", "closed", "all"]
 SortOrder = Literal["relevance", "updated"]
-HowMatched = Literal["id", "exact", "prefix", "substring", "typo", "concept"]
+HowMatched = Literal["id", "exact", "prefix", "substring", "typo", "stem", "concept"]
 
 MAX_QUERY_LENGTH = 1000
 """Longest query accepted, in characters; longer queries are rejected with a clear error."""
@@ -93,8 +93,9 @@ class WordMatch(BaseModel):
     word: str = Field(description="The query word (normalized: lower case, no accents).")
     how: HowMatched = Field(
         description="id: the query is this record's id or link; exact: the word itself; "
-        "prefix: a longer word starting with it; "
-        "substring: a word containing it; typo: a similar word (a few letters differ); "
+        "prefix: a longer word starting with it; substring: a word containing it; "
+        "typo: a similar word (a few letters differ); "
+        "stem: a word sharing its first letters (decide, decision); "
         "concept: a related term from the thesaurus."
     )
     token: str = Field(description="The record's word that matched.")

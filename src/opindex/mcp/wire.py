@@ -29,7 +29,7 @@ from opindex.envelope import (
     WordMatch,
     WorkPackageListResponse,
 )
-from opindex.service import ATTACHMENT_META, COMMENT_META, AttributeValue
+from opindex.service import APPROXIMATE, ATTACHMENT_META, COMMENT_META, AttributeValue
 
 Detail = Literal["brief", "full"]
 
@@ -99,9 +99,13 @@ class HitOut(Wire):
     matched_comments: list[SubMatchOut] | None = None
     matched_agenda_items: list[SubMatchOut] | None = None
     matched_attachments: list[SubMatchOut] | None = None
+    near: str | None = None
+    """``detail: brief``: the record's words that matched a query word only approximately
+    (``checked`` for ``checkout``); ``meta.nearMatches`` says how (DECISIONS D200)."""
     matched_words: list[str] | None = None
-    """The query words this record matched: the word alone when the record holds it,
-    else ``word: how 'record word'`` (prefix, substring, typo, concept, id)."""
+    """``detail: full``: every query word this record matched: the word alone when the
+    record holds it, else ``word: how 'record word'`` (prefix, substring, typo, stem,
+    concept, id)."""
     kind: str | None = None
     """Set in a search across kinds, where results of several kinds are ranked together."""
     # detail: full
@@ -130,6 +134,8 @@ class MetaOut(Wire):
     notes: list[str] | None = None
     unmatched_words: list[str] | None = None
     """Query words no returned result matched."""
+    near_matches: list[str] | None = None
+    """Approximate matches in the results: ``query word≈record word (how)``."""
     notice: str | None = None
     """Read first: words nothing matched, near matches, or why nothing was searched."""
     next_cursor: str | None = None
@@ -207,7 +213,8 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
         updated_at=result.updated_at,
         url=result.url,
         matched_fields=result.matched_fields if scored else None,
-        matched_words=[word_out(match) for match in result.matched_words] if scored else None,
+        near=_near(result) if scored and detail == "brief" else None,
+        matched_words=[word_out(m) for m in result.matched_words] if detail == "full" else None,
         snippet=snippet,
         matched_comments=_subs(result.matched_comments or (), shown, titled=False),
         matched_agenda_items=_subs(result.matched_agenda_items or (), shown, titled=True),
@@ -233,6 +240,23 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
             extra["project_id"] = result.project.id
         hit.attributes = camel_attributes(extra)
     return hit
+
+
+def _near(result: SearchResult) -> str | None:
+    """The record's words that matched a query word only approximately, or None."""
+    tokens = [m.token for m in result.matched_words if m.how in APPROXIMATE]
+    return ", ".join(dict.fromkeys(tokens)) or None
+
+
+def near_matches(results: Iterable[SearchResult]) -> list[str]:
+    """``checkout≈checked (stem)``: each approximate match in *results*, once."""
+    found = [
+        f"{m.word}≈{m.token} ({m.how})"
+        for result in results
+        for m in result.matched_words
+        if m.how in APPROXIMATE
+    ]
+    return list(dict.fromkeys(found))
 
 
 def word_out(match: WordMatch) -> str:
@@ -279,9 +303,11 @@ def meta_out(meta: SearchMeta | ReadMeta, detail: Detail, total: int | None = No
 def search_out(response: SearchResponse, detail: Detail) -> SearchOut:
     """The wire form of a search (an empty query lists records unscored)."""
     scored = bool(response.meta.original_query.strip())
+    meta = meta_out(response.meta, detail)
+    meta.near_matches = near_matches(response.results) if scored else None
     return SearchOut(
         results=[hit_out(result, detail, scored=scored) for result in response.results],
-        meta=meta_out(response.meta, detail),
+        meta=meta,
     )
 
 
@@ -307,6 +333,7 @@ class GlobalMetaOut(Wire):
     age_seconds: float | None = None
     sort: str | None = None
     unmatched_words: list[str] | None = None
+    near_matches: list[str] | None = None
     notice: str | None = None
     next_cursor: str | None = None
 
@@ -349,6 +376,7 @@ def global_search_out(response: GlobalSearchResponse, detail: Detail) -> GlobalS
             age_seconds=None if meta.age_seconds is None else round(meta.age_seconds, 1),
             sort=meta.sort if meta.sort != "relevance" else None,
             unmatched_words=meta.unmatched_words,
+            near_matches=near_matches(response.results) if scored else None,
             notice=meta.notice,
             next_cursor=meta.next_cursor,
         ),

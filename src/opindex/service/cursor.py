@@ -11,10 +11,9 @@ without it). A cursor for another request is refused too.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import hashlib
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -49,22 +48,30 @@ def request_digest(request: SearchRequest, scope: str = "") -> str:
     limit, not its cursor); *scope* adds what the request does not hold (kinds)."""
     fields = request.model_dump(mode="json", exclude={"limit", "cursor"})
     text = json.dumps([fields, scope], sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
 
 
 def seen_digest(keys: Sequence[tuple[str, int]]) -> str:
     """Digest of the (kind, id) of the records shown so far, in order."""
     text = ",".join(f"{kind}:{record_id}" for kind, record_id in keys)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+
+
+def commit_digest(commit: str | None) -> str | None:
+    """A short stand-in for an index commit label (None: answered live)."""
+    if commit is None:
+        return None
+    return hashlib.sha256(commit.encode("utf-8")).hexdigest()[:6]
 
 
 def encode_cursor(cursor: Cursor) -> str:
-    """The opaque text form of *cursor*."""
-    body = json.dumps(
-        [VERSION, cursor.offset, cursor.request, cursor.commit, cursor.seen],
-        separators=(",", ":"),
-    )
-    return base64.urlsafe_b64encode(body.encode("utf-8")).decode("ascii").rstrip("=")
+    """The opaque text form of *cursor* (short: it travels in every answer with a page
+    after it)."""
+    commit = cursor.commit or "-"
+    return f"{VERSION}.{cursor.offset}.{cursor.request}.{commit}.{cursor.seen}"
+
+
+_CURSOR = re.compile(r"^(\d+)\.(\d{1,6})\.([0-9a-f]{1,64})\.(-|[0-9a-f]{1,64})\.([0-9a-f]{1,64})$")
 
 
 def decode_cursor(text: str) -> Cursor:
@@ -73,23 +80,16 @@ def decode_cursor(text: str) -> Cursor:
         "cursor is not one this server gave out; pass the nextCursor of the previous "
         "answer unchanged, or search again without a cursor"
     )
-    if not isinstance(text, str) or not text or len(text) > MAX_CURSOR_LENGTH:
+    if not isinstance(text, str) or len(text) > MAX_CURSOR_LENGTH:
         raise invalid
-    try:
-        padded = text + "=" * (-len(text) % 4)
-        raw = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")).decode("utf-8"))
-    except (ValueError, UnicodeError, binascii.Error):
-        raise invalid from None
-    if not (isinstance(raw, list) and len(raw) == 5 and raw[0] == VERSION):
+    found = _CURSOR.match(text)
+    if found is None or int(found.group(1)) != VERSION:
         raise invalid
-    _, offset, request, commit, seen = raw
-    if isinstance(offset, bool) or not isinstance(offset, int) or not 0 < offset <= MAX_OFFSET:
+    offset = int(found.group(2))
+    if not 0 < offset <= MAX_OFFSET:
         raise invalid
-    if not isinstance(request, str) or not isinstance(seen, str):
-        raise invalid
-    if not (commit is None or isinstance(commit, str)):
-        raise invalid
-    return Cursor(offset, request, commit, seen)
+    commit = found.group(4)
+    return Cursor(offset, found.group(3), None if commit == "-" else commit, found.group(5))
 
 
 def check_cursor(cursor: Cursor, digest: str, seen: str, commit: str | None) -> None:
@@ -103,7 +103,7 @@ def check_cursor(cursor: Cursor, digest: str, seen: str, commit: str | None) -> 
     if cursor.seen != seen:
         changed = (
             "the index changed since this cursor was given (a sync committed new data)"
-            if cursor.commit != commit
+            if cursor.commit != commit_digest(commit)
             else "the results changed since this cursor was given"
         )
         raise StaleCursorError(
@@ -120,4 +120,4 @@ def next_cursor(
     following = len(keys)
     if not more or following <= offset or following > MAX_OFFSET:
         return None
-    return encode_cursor(Cursor(following, digest, commit, seen_digest(keys)))
+    return encode_cursor(Cursor(following, digest, commit_digest(commit), seen_digest(keys)))

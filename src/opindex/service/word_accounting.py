@@ -41,10 +41,11 @@ _RANK: Mapping[HowMatched, int] = {
     "prefix": 1,
     "substring": 2,
     "typo": 3,
-    "concept": 4,
+    "stem": 4,
+    "concept": 5,
 }
 """Preference among matches of one word in one record (lower is better)."""
-APPROXIMATE: frozenset[HowMatched] = frozenset({"substring", "typo", "concept"})
+APPROXIMATE: frozenset[HowMatched] = frozenset({"substring", "typo", "stem", "concept"})
 """Matches that are not the word itself (nor a word starting with it)."""
 
 
@@ -110,7 +111,10 @@ def how_matched(alternative: Alternative, token: str, own: bool) -> HowMatched:
         return "prefix"
     if alternative.token in token:
         return "substring"
-    return "typo"
+    budget = 0 if len(alternative.token) < 3 else 1 if len(alternative.token) < 6 else 2
+    if Levenshtein.distance(alternative.token, token, score_cutoff=budget) <= budget:
+        return "typo"
+    return "stem"
 
 
 def record_words(words: Sequence[QueryWord], document: SearchDocument) -> list[WordMatch]:
