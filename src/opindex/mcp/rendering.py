@@ -196,7 +196,7 @@ def render_search(response: SearchResponse, *, brief: bool = False) -> str:
         f"{describe_source(meta)}."
     )
     notice = relaxation_notice(meta)
-    lines = [line for line in (meta.notice, notice) if line] + [head]  # notices first
+    lines = [line for line in (notice, meta.notice) if line] + [head]  # notices first
     scored = bool(meta.original_query.strip())
     for rank, result in enumerate(response.results, start=1):
         lines.append(f"{rank}. {result_heading(result, scored=scored, brief=brief)}")
@@ -256,7 +256,7 @@ def render_global(response: GlobalSearchResponse, *, brief: bool = False) -> str
         lines.append(f"Not searched: {KIND_LABELS[missing.kind][1]} — {missing.reason}.")
     lines.extend(cursor_lines(meta.next_cursor))
     if meta.notice:
-        lines.insert(0, meta.notice)  # first, before the relaxation notice
+        lines.insert(1 if relaxed else 0, meta.notice)  # first, after a relaxation notice
     return "\n".join(lines)
 
 
