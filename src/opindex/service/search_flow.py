@@ -37,6 +37,7 @@ from opindex.search import (
 )
 from opindex.service.answer_page import Paging, cut_page, paging, widened
 from opindex.service.index_path import HitList, search_index
+from opindex.service.rarity import TIE_WINDOW, rarity_order, tie_straddles
 from opindex.service.references import Reference, parse_reference, referenced_record
 from opindex.service.relaxed_search import Thesaurus
 from opindex.service.request_filters import check_filters, index_filters
@@ -120,7 +121,17 @@ def index_answer(
         query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
     )
     assert isinstance(hits, HitList)
-    shown = newest_first(hits, request.limit) if by_update_time(request, used[0]) else hits
+    ordered = by_update_time(request, used[0])
+    window = len(hits)
+    while (
+        not ordered
+        and not used[0].containment
+        and window < TIE_WINDOW
+        and tie_straddles([hit.ranked.score for hit in hits], request.limit - 1, hits.total)
+    ):  # a tie cut at the end of the page: rank all of it (see opindex.service.rarity)
+        window = min(TIE_WINDOW, window * 4)
+        hits = search_index(index, used[0], request.kind, filters, window)
+    shown = newest_first(hits, request.limit) if ordered else hits
     vocabulary = index.vocabulary()
     return PathAnswer(
         "index",
@@ -191,7 +202,11 @@ def envelope(
     and the record the query named (*referenced*) first."""
     page = page or paging(request)
     builder = ResultBuilder(answer.query, base_url=base_url)
+    original = parse_query(request.query, request.match_mode)
+    words = query_words(original, answer.query)
     hits = list(answer.hits)
+    if not by_update_time(request, answer.query) and not answer.query.containment:
+        hits = rarity_order(hits, words, lambda h: h.ranked.score, lambda h: h.ranked.record)
     total = answer.total
     if referenced is not None:
         ranked_ref = Ranked(referenced.document, 1.0, ())
@@ -203,8 +218,6 @@ def envelope(
     cut = cut_page([(request.kind, h.record.id) for h in hits], total, page, answer.commit)
     shown = hits[cut.start : cut.stop]
     results = builder.build(shown)
-    original = parse_query(request.query, request.match_mode)
-    words = query_words(original, answer.query)
     dropped = [w.word for w in words if not w.alternatives]
     accounting = account(
         results,
