@@ -24,6 +24,9 @@ from opindex.service.word_accounting import QueryWord, record_words
 
 T = TypeVar("T")
 
+LITERAL = frozenset({"exact", "prefix"})
+"""Matches that count for rarity: the word itself (or a longer word starting with it); a
+typo, stem or related-term match says less about which record was meant."""
 TIE_WINDOW = 200
 """Most hits ranked to take in a tie that straddles the end of a page."""
 
@@ -52,7 +55,10 @@ def rarity_order(
         if len(group) < 2:
             ordered.extend(group)
             continue
-        held = [{m.word for m in record_words(words, document(hit))} for hit in group]
+        held = [
+            {m.word for m in record_words(words, document(hit)) if m.how in LITERAL}
+            for hit in group
+        ]
         counts = Counter(word for words_held in held for word in words_held)
         size = len(group)
         weight = {word: math.log1p(size / count) for word, count in counts.items()}
