@@ -340,6 +340,9 @@ class WorkPackageListResponse(BaseModel):
     results: list[SearchResult]
     total: int
     meta: ReadMeta
+    next_cursor: str | None = Field(
+        default=None, description="Pass as `cursor` (same filters) for the next page."
+    )
 
     def to_json_dict(self) -> dict[str, object]:
         """The wire form."""

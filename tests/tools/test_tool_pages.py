@@ -166,3 +166,12 @@ def test_the_cli_pages_with_cursor(paged: PagedSite, capsys: pytest.CaptureFixtu
     assert cli.main(["search", "invoice", "--kind", "work_packages", "--json", *config]) == 0
     whole = [hit["id"] for hit in json.loads(capsys.readouterr().out)["results"]]
     assert [hit["id"] for hit in first["results"] + second["results"]] == whole[:10]
+
+
+async def test_the_work_package_list_pages_with_cursor(paged: PagedSite) -> None:
+    tool = "openproject_list_work_packages"
+    async with paged.client() as client:
+        whole = structured(await client.call_tool(tool, {"status": "all", "limit": 100}))
+        keys, results = await _pages(client, tool, {"status": "all", "limit": 4})
+    assert [("work_package", hit["id"]) for hit in whole["results"]] == keys
+    assert len(keys) == MATCHING + 1 and len(results) == 4

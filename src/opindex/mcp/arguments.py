@@ -85,7 +85,7 @@ SortChoice = Annotated[
 DetailChoice = Annotated[
     Literal["brief", "full"],
     Field(
-        description=("'full' adds per-field scores, ids and people to each result."),
+        description=("'full': per-field scores, words matched, ids, people."),
     ),
 ]
 RecordDetail = Annotated[
@@ -111,7 +111,7 @@ SourceChoice = Annotated[
 ]
 CursorText = Annotated[
     str | None,
-    Field(description="A nextCursor: the next page."),
+    Field(description="A nextCursor: next page."),
 ]
 Fallback = Annotated[
     bool,

@@ -306,6 +306,7 @@ def render_work_package_list(listing: WorkPackageListResponse) -> str:
     for result in listing.results:
         lines.append(f"- {result_heading(result, scored=False)}")
     lines.extend(listing.meta.notes)
+    lines.extend(cursor_lines(listing.next_cursor))
     return "\n".join(lines)
 
 

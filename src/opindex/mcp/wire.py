@@ -401,9 +401,11 @@ def lookup_out(found: LookupResponse) -> LookupOut:
 
 def listing_out(listing: WorkPackageListResponse, detail: Detail) -> SearchOut:
     """The wire form of a work-package listing (unranked: no scores, no matches)."""
+    meta = meta_out(listing.meta, detail, total=listing.total)
+    meta.next_cursor = listing.next_cursor
     return SearchOut(
         results=[hit_out(result, detail, scored=False) for result in listing.results],
-        meta=meta_out(listing.meta, detail, total=listing.total),
+        meta=meta,
     )
 
 
