@@ -124,3 +124,14 @@ async def test_sort_updated_on_the_global_search(sample_site: SampleSite) -> Non
     stamps = [hit["updatedAt"] for hit in content["results"]]
     assert len(stamps) == 15 and stamps == sorted(stamps, reverse=True)
     assert content["meta"]["sort"] == "updated"
+
+
+async def test_a_wiki_link_returns_that_page_first(sample_site: SampleSite) -> None:
+    _, listing = await _call(
+        sample_site, "openproject_search_wiki_pages", {"query": "disaster recovery", "limit": 5}
+    )
+    target = listing["results"][-1]
+    path = target["url"].split("/projects/", 1)[1]  # "<project>/wiki/<slug>"
+    link = f"https://op.example.com/projects/{path}"
+    _, found = await _call(sample_site, "openproject_search_wiki_pages", {"query": link})
+    assert found["results"][0]["id"] == target["id"]

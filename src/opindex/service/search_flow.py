@@ -395,7 +395,16 @@ def unsearchable(tenant: str, request: SearchRequest, freshness: Freshness) -> S
 async def _referenced(
     runtime: Tenant, request: SearchRequest, reference: Reference | None, freshness: Freshness
 ) -> Record | None:
-    """The record the query names, when it is of the kind searched and visible."""
+    """The record the query names, when it is of the kind searched and visible (a wiki
+    page named by its slug: the page of that slug among the answers to the slug's words)."""
+    if reference is not None and reference.slug is not None and request.kind == "wiki_page":
+        words = request.model_copy(update={"query": reference.words(), "cursor": None})
+        found = await search_tenant(runtime, words)
+        suffix = f"/wiki/{reference.slug}"
+        for result in found.results:
+            if result.url is not None and result.url.rstrip("/").endswith(suffix):
+                return await referenced_record(runtime, "wiki_page", result.id, freshness)
+        return None
     if reference is None or reference.id is None:
         return None
     if reference.kind is not None and reference.kind != request.kind:
