@@ -133,5 +133,9 @@ async def test_a_wiki_link_returns_that_page_first(sample_site: SampleSite) -> N
     target = listing["results"][-1]
     path = target["url"].split("/projects/", 1)[1]  # "<project>/wiki/<slug>"
     link = f"https://op.example.com/projects/{path}"
-    _, found = await _call(sample_site, "openproject_search_wiki_pages", {"query": link})
-    assert found["results"][0]["id"] == target["id"]
+    _, found = await _call(
+        sample_site, "openproject_search_wiki_pages", {"query": link, "detail": "full"}
+    )
+    top = found["results"][0]
+    assert top["id"] == target["id"]
+    assert top["matchedWords"] == [f"{link}: id '#{target['id']}'"]  # named, not just found
