@@ -44,6 +44,7 @@ from opindex.service.request_filters import check_filters, index_filters
 from opindex.service.result_builder import ResultBuilder, ScoredHit
 from opindex.service.routing import choose_route, is_upstream_unavailable
 from opindex.service.tenant import Tenant
+from opindex.service.unsearchable import no_words, unsearchable
 from opindex.service.word_accounting import ExactlyHeld, account, query_words
 from opindex.sync import Freshness
 
@@ -358,38 +359,6 @@ async def search_tenant(runtime: Tenant, request: SearchRequest) -> SearchRespon
         where = "answered live" if answer.source == "live" else "answered from the index"
         notes.insert(0, f"{freshness.problem}; {where}")
     return await answered(answer, notes)
-
-
-def no_words(request: SearchRequest) -> bool:
-    """A fuzzy query with text but no letter or digit (``:``, ``--``): nothing to match."""
-    text = request.query
-    return (
-        request.match_mode == "fuzzy"
-        and bool(text.strip())
-        and not any(character.isalnum() for character in text)
-    )
-
-
-def unsearchable(tenant: str, request: SearchRequest, freshness: Freshness) -> SearchResponse:
-    """The empty answer to a query without letters or digits, with the hint what to do."""
-    meta = SearchMeta(
-        tenant=tenant,
-        kind=request.kind,
-        source="index" if freshness.has_index else "live",
-        index_state=freshness.state,
-        indexed_at=freshness.indexed_at,
-        age_seconds=freshness.age_seconds,
-        original_query=request.query,
-        effective_query="",
-        match_mode=request.match_mode,
-        sort=request.sort,
-        notice=(
-            f"The query {request.query.strip()!r} has no letters or digits, so it was not "
-            "searched: search for words, use matchMode 'exact' to find these characters "
-            "literally, or leave the query empty to list records newest first."
-        ),
-    )
-    return SearchResponse(results=[], meta=meta)
 
 
 async def _referenced(
