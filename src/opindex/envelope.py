@@ -17,6 +17,7 @@ FallbackStrategyName = Literal["wildcard_suffix", "drop_term", "concept_expansio
 MatchModeName = Literal["fuzzy", "exact"]
 StatusFilter = Literal["open", "closed", "all"]
 SortOrder = Literal["relevance", "updated"]
+HowMatched = Literal["id", "exact", "prefix", "substring", "typo", "stem", "concept"]
 
 MAX_QUERY_LENGTH = 1000
 """Longest query accepted, in characters; longer queries are rejected with a clear error."""
@@ -48,6 +49,8 @@ class SearchRequest(BaseModel):
     updated_before: datetime | None = None
     """Only records updated strictly before this moment (aware, UTC)."""
     sort: SortOrder = "relevance"
+    cursor: str | None = Field(default=None, max_length=512)
+    """Continue from the ``next_cursor`` of an earlier answer to the same request."""
 
 
 class FieldMatchOut(BaseModel):
@@ -84,6 +87,20 @@ class MatchedAttachment(BaseModel):
     model_config = ConfigDict(populate_by_name=True)
 
 
+class WordMatch(BaseModel):
+    """One query word a result matched, how, and the record's word that matched it."""
+
+    word: str = Field(description="The query word (normalized: lower case, no accents).")
+    how: HowMatched = Field(
+        description="id: the query is this record's id or link; exact: the word itself; "
+        "prefix: a longer word starting with it; substring: a word containing it; "
+        "typo: a similar word (a few letters differ); "
+        "stem: a word sharing its first letters (decide, decision); "
+        "concept: a related term from the thesaurus."
+    )
+    token: str = Field(description="The record's word that matched.")
+
+
 class ProjectRef(BaseModel):
     """The project a record belongs to."""
 
@@ -115,6 +132,11 @@ class SearchResult(BaseModel):
     matched_attachments: list[MatchedAttachment] | None = Field(
         default=None, alias="matchedAttachments"
     )
+    matched_words: list[WordMatch] = Field(
+        default_factory=list,
+        alias="matchedWords",
+        description="The query words this record matched, and how.",
+    )
 
 
 class SearchMeta(BaseModel):
@@ -136,6 +158,20 @@ class SearchMeta(BaseModel):
     sort: SortOrder = "relevance"
     total: int = 0
     notes: list[str] = Field(default_factory=list)
+    unmatched_words: list[str] = Field(
+        default_factory=list,
+        description="Query words no returned result matched (they did not narrow the answer).",
+    )
+    notice: str | None = Field(
+        default=None,
+        description="What the reader must know before the results: words nothing matched, "
+        "words matched only approximately, or why the query found nothing.",
+    )
+    next_cursor: str | None = Field(
+        default=None,
+        description="Pass as `cursor` (same query and filters) for the next page; "
+        "absent on the last page.",
+    )
 
 
 class SearchResponse(BaseModel):
@@ -182,6 +218,16 @@ class GlobalSearchMeta(BaseModel):
     not_searched: list[KindNotSearched] = Field(default_factory=list)
     indexed_at: datetime | None = None
     age_seconds: float | None = None
+    sort: SortOrder = "relevance"
+    unmatched_words: list[str] = Field(
+        default_factory=list, description="Query words no returned result matched."
+    )
+    notice: str | None = Field(
+        default=None, description="What the reader must know before the results."
+    )
+    next_cursor: str | None = Field(
+        default=None, description="Pass as `cursor` (same query) for the next page."
+    )
 
 
 class GlobalSearchResponse(BaseModel):
@@ -294,6 +340,9 @@ class WorkPackageListResponse(BaseModel):
     results: list[SearchResult]
     total: int
     meta: ReadMeta
+    next_cursor: str | None = Field(
+        default=None, description="Pass as `cursor` (same filters) for the next page."
+    )
 
     def to_json_dict(self) -> dict[str, object]:
         """The wire form."""

@@ -34,7 +34,7 @@ async def test_the_relaxation_notice_is_the_first_line(
     )
     meta = structured(result)["meta"]
     assert meta["fallbackStrategy"] == "drop_term"
-    assert meta["wildcardFallback"] is False
+    assert meta["wildcardFallback"] is True
     assert (meta["originalQuery"], meta["effectiveQuery"]) == ("checkout zebrafish", "checkout")
 
 
@@ -86,9 +86,9 @@ def test_the_notice_names_what_was_dropped_and_searched(
 
 @pytest.mark.parametrize(
     ("strategy", "wildcard"),
-    [(None, False), ("wildcard_suffix", True), ("drop_term", False), ("concept_expansion", False)],
+    [(None, False), ("wildcard_suffix", True), ("drop_term", True), ("concept_expansion", True)],
 )
-def test_wildcard_fallback_is_true_only_for_the_wildcard_strategy(
+def test_wildcard_fallback_is_true_whenever_a_fallback_fired(
     strategy: str | None, wildcard: bool
 ) -> None:
     request = SearchRequest(kind="work_package", query="budget review")

@@ -114,6 +114,9 @@ def add_parser(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) 
         default="relevance",
         help="relevance (default) or updated: most recently updated first",
     )
+    parser.add_argument(
+        "--cursor", metavar="CURSOR", help="the next page: the cursor a previous answer printed"
+    )
 
 
 def build_request(args: argparse.Namespace) -> SearchRequest:
@@ -131,6 +134,7 @@ def build_request(args: argparse.Namespace) -> SearchRequest:
         updated_after=parse_moment(args.updated_after, "--updated-after"),
         updated_before=parse_moment(args.updated_before, "--updated-before"),
         sort=args.sort,
+        cursor=args.cursor,
     )
 
 
@@ -237,6 +241,8 @@ def footer(response: SearchResponse) -> list[str]:
     if meta.degraded:
         lines.append(f"degraded: {meta.enrichment_failures} record(s) could not be read completely")
     lines.extend(f"note: {note}" for note in meta.notes)
+    if meta.next_cursor:
+        lines.append(f"more: --cursor {meta.next_cursor}")
     return lines
 
 
@@ -254,6 +260,8 @@ def render_table(response: SearchResponse, out: TextIO, *, color: bool, filters:
     """Print the results as a readable list with highlighted snippets, then the footer."""
     meta = response.meta
     query = parse_query(meta.effective_query, meta.match_mode)
+    if meta.notice:
+        out.write(meta.notice + "\n")
     if not response.results:
         said = f" {meta.original_query!r}" if meta.original_query.strip() else ""
         narrowed = f" with these filters: {filters}" if filters else ""

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from opindex.engine import IndexFilters
+from opindex.engine import IndexFilters, Vocabulary
 from opindex.index.candidates import CandidateList
 from opindex.records import Record
 from opindex.search import Alternative, Query, RecordBests
@@ -86,3 +86,7 @@ class IndexBackend(Protocol):
     def get(self, kind: str, record_id: int) -> Record | None: ...
 
     def stats(self) -> IndexStats: ...
+
+    def vocabulary(self) -> Vocabulary: ...
+
+    def commit_label(self) -> str: ...

@@ -113,6 +113,11 @@ class TenantIndex:
         """The name of the generation this index reads now."""
         return self._generation().name
 
+    def commit_label(self) -> str:
+        """``generation:opstamp`` of the commit reads see now (changes with every commit)."""
+        generation = self._generation()
+        return f"{generation.name}:{generation.opstamp()}"
+
     def publish(self) -> list[str]:
         """Make this pinned generation the live one; removes older generations."""
         with self._lock:

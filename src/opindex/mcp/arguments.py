@@ -30,8 +30,7 @@ MatchMode = Annotated[
     Literal["fuzzy", "exact"],
     Field(
         description=(
-            "'fuzzy' (default) tolerates typos and word order; 'exact': a case-insensitive "
-            "substring known verbatim."
+            "'fuzzy': tolerates typos and word order; 'exact': case-insensitive substring."
         ),
     ),
 ]
@@ -63,10 +62,7 @@ AuthorRef = Annotated[
 UpdatedAfter = Annotated[
     str | None,
     Field(
-        description=(
-            "Updated at or after this ISO date or datetime ('2026-03-01', "
-            "'2026-03-01T09:00Z'; UTC by default)."
-        ),
+        description=("Updated at or after this ISO date or datetime (UTC by default)."),
     ),
 ]
 UpdatedBefore = Annotated[
@@ -79,10 +75,7 @@ KindName = Literal[
 KindsChoice = Annotated[
     list[KindName] | None,
     Field(
-        description=(
-            "Only these kinds (default: all). File text is also searched within the "
-            "record it is attached to."
-        ),
+        description=("Only these kinds (default: all)."),
     ),
 ]
 SortChoice = Annotated[
@@ -92,7 +85,7 @@ SortChoice = Annotated[
 DetailChoice = Annotated[
     Literal["brief", "full"],
     Field(
-        description=("'full' adds per-field scores, ids and people to each result."),
+        description=("'full': per-field scores, words matched, ids, people."),
     ),
 ]
 RecordDetail = Annotated[
@@ -111,19 +104,20 @@ SourceChoice = Annotated[
     Literal["auto", "index", "live"],
     Field(
         description=(
-            "'auto' (default): the index when fresh, else live. 'index': even if stale. "
-            "'live': ask OpenProject now (slower)."
+            "'auto': the index when fresh, else live; 'index': even if stale; 'live': ask "
+            "OpenProject now."
         ),
     ),
+]
+CursorText = Annotated[
+    str | None,
+    Field(description="A nextCursor: next page."),
 ]
 Fallback = Annotated[
     bool,
     Field(
         strict=True,
-        description=(
-            "When nothing matches, retry a relaxed query (prefixes, fewer words, related "
-            "terms) and say so."
-        ),
+        description=("On zero hits, retry relaxed (prefixes, fewer words, synonyms) and say so."),
     ),
 ]
 RecordId = Annotated[

@@ -198,7 +198,7 @@ def render_search(response: SearchResponse, *, brief: bool = False) -> str:
         f"{describe_source(meta)}."
     )
     notice = relaxation_notice(meta)
-    lines = [notice, head] if notice else [head]
+    lines = [line for line in (notice, meta.notice) if line] + [head]  # notices first
     scored = bool(meta.original_query.strip())
     for rank, result in enumerate(response.results, start=1):
         lines.append(f"{rank}. {result_heading(result, scored=scored, brief=brief)}")
@@ -211,7 +211,13 @@ def render_search(response: SearchResponse, *, brief: bool = False) -> str:
             + (", or fewer filters." if _filtered(meta) else ".")
         )
     lines.extend(meta_lines(meta))
+    lines.extend(cursor_lines(meta.next_cursor))
     return "\n".join(lines)
+
+
+def cursor_lines(cursor: str | None) -> list[str]:
+    """The line telling how to get the next page (none on the last page)."""
+    return [f"More results: call again with cursor {cursor!r}."] if cursor else []
 
 
 def render_global(response: GlobalSearchResponse, *, brief: bool = False) -> str:
@@ -222,7 +228,8 @@ def render_global(response: GlobalSearchResponse, *, brief: bool = False) -> str
     shown = len(response.results)
     total = f" (of {meta.total})" if meta.total > shown else ""
     kinds = ", ".join(KIND_LABELS[answer.kind][1] for answer in meta.kinds)
-    lines = [f"{plural(shown, 'record')}{total}{query} across {kinds}, best first."]
+    order = "most recently updated first" if not query or meta.sort == "updated" else "best first"
+    lines = [f"{plural(shown, 'record')}{total}{query} across {kinds}, {order}."]
     relaxed = [a for a in meta.kinds if a.fallback_strategy is not None]
     if relaxed:
         lines.insert(
@@ -249,6 +256,9 @@ def render_global(response: GlobalSearchResponse, *, brief: bool = False) -> str
         lines.extend(f"{KIND_LABELS[answer.kind][1]}: {note}" for note in answer.notes)
     for missing in meta.not_searched:
         lines.append(f"Not searched: {KIND_LABELS[missing.kind][1]} — {missing.reason}.")
+    lines.extend(cursor_lines(meta.next_cursor))
+    if meta.notice:
+        lines.insert(1 if relaxed else 0, meta.notice)  # first, after a relaxation notice
     return "\n".join(lines)
 
 
@@ -298,6 +308,7 @@ def render_work_package_list(listing: WorkPackageListResponse) -> str:
     for result in listing.results:
         lines.append(f"- {result_heading(result, scored=False)}")
     lines.extend(listing.meta.notes)
+    lines.extend(cursor_lines(listing.next_cursor))
     return "\n".join(lines)
 
 

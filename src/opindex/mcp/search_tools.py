@@ -11,6 +11,7 @@ from opindex.envelope import DEFAULT_LIMIT, MatchModeName, SearchRequest, SortOr
 from opindex.mcp.arguments import (
     AssigneeRef,
     AuthorRef,
+    CursorText,
     DetailChoice,
     Fallback,
     KindsChoice,
@@ -54,6 +55,7 @@ def _request(
     fallback: bool,
     window: tuple[str | None, str | None],
     sort: SortOrder,
+    cursor: str | None = None,
 ) -> SearchRequest:
     return SearchRequest(
         kind=kind,
@@ -65,6 +67,7 @@ def _request(
         updated_after=parse_moment(window[0], "updatedAfter"),
         updated_before=parse_moment(window[1], "updatedBefore"),
         sort=sort,
+        cursor=cursor,
     )
 
 
@@ -84,6 +87,7 @@ async def openproject_search_work_packages(
     detail: DetailChoice = "brief",
     source: SourceChoice = "auto",
     fallback: Fallback = True,
+    cursor: CursorText = None,
 ) -> SearchResult:
     """Search work packages (tasks, bugs, features) by subject, description, comments and
     attached files.
@@ -102,6 +106,7 @@ async def openproject_search_work_packages(
             fallback,
             (updatedAfter, updatedBefore),
             sort,
+            cursor,
         )
         names = FilterNames(
             project=project, status=status, type=type, assignee=assignee, author=author
@@ -123,6 +128,7 @@ async def openproject_search_meetings(
     detail: DetailChoice = "brief",
     source: SourceChoice = "auto",
     fallback: Fallback = True,
+    cursor: CursorText = None,
 ) -> SearchResult:
     """Search meetings: titles, locations, agenda notes, outcomes (decisions), participants.
 
@@ -140,6 +146,7 @@ async def openproject_search_meetings(
             fallback,
             (updatedAfter, updatedBefore),
             sort,
+            cursor,
         )
         return await _search(ctx, request, FilterNames(project=project), detail)
 
@@ -158,6 +165,7 @@ async def openproject_search_wiki_pages(
     detail: DetailChoice = "brief",
     source: SourceChoice = "auto",
     fallback: Fallback = True,
+    cursor: CursorText = None,
 ) -> SearchResult:
     """Search wiki pages by title and full body text.
 
@@ -175,6 +183,7 @@ async def openproject_search_wiki_pages(
             fallback,
             (updatedAfter, updatedBefore),
             sort,
+            cursor,
         )
         return await _search(ctx, request, FilterNames(project=project), detail)
 
@@ -188,6 +197,8 @@ async def openproject_search(
     limit: Limit = DEFAULT_LIMIT,
     project: ProjectRef = None,
     source: SourceChoice = "auto",
+    sort: SortChoice = "relevance",
+    cursor: CursorText = None,
 ) -> GlobalResult:
     """Search everything at once: work packages, wiki pages, meetings, news, documents,
     projects, versions and attached files (PDF, Office, text).
@@ -197,7 +208,7 @@ async def openproject_search(
 
     async def run() -> CallToolResult:
         request = SearchRequest(
-            kind="work_package", query=query, limit=limit, source=source
+            kind="work_package", query=query, limit=limit, source=source, sort=sort, cursor=cursor
         )  # ``kind`` is replaced by each of ``kinds`` in turn
         chosen: tuple[Kind, ...] = tuple(kinds) if kinds else KINDS
 

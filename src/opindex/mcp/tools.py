@@ -22,6 +22,7 @@ from opindex.envelope import (
 from opindex.mcp.arguments import (
     AssigneeRef,
     AuthorRef,
+    CursorText,
     DetailChoice,
     Limit,
     LookupKind,
@@ -110,6 +111,7 @@ async def openproject_list_work_packages(
     updatedBefore: UpdatedBefore = None,
     limit: Limit = DEFAULT_LIMIT,
     detail: DetailChoice = "brief",
+    cursor: CursorText = None,
 ) -> ListResult:
     """List work packages with OpenProject's own filters, newest update first, read live.
 
@@ -127,6 +129,7 @@ async def openproject_list_work_packages(
             names=FilterNames(
                 project=project, status=status, type=type, assignee=assignee, author=author
             ),
+            cursor=cursor,
         )
         return wire_result(listing_out(listing, detail), render_work_package_list(listing))
 

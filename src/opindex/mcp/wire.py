@@ -26,9 +26,10 @@ from opindex.envelope import (
     SearchMeta,
     SearchResponse,
     SearchResult,
+    WordMatch,
     WorkPackageListResponse,
 )
-from opindex.service import ATTACHMENT_META, COMMENT_META, AttributeValue
+from opindex.service import APPROXIMATE, ATTACHMENT_META, COMMENT_META, AttributeValue
 
 Detail = Literal["brief", "full"]
 
@@ -98,6 +99,13 @@ class HitOut(Wire):
     matched_comments: list[SubMatchOut] | None = None
     matched_agenda_items: list[SubMatchOut] | None = None
     matched_attachments: list[SubMatchOut] | None = None
+    near: str | None = None
+    """``detail: brief``: the record's words that matched a query word only approximately
+    (``checked`` for ``checkout``); ``meta.nearMatches`` says how (DECISIONS D200)."""
+    matched_words: list[str] | None = None
+    """``detail: full``: every query word this record matched: the word alone when the
+    record holds it, else ``word: how 'record word'`` (prefix, substring, typo, stem,
+    concept, id)."""
     kind: str | None = None
     """Set in a search across kinds, where results of several kinds are ranked together."""
     # detail: full
@@ -124,6 +132,14 @@ class MetaOut(Wire):
     match_mode: str | None = None
     sort: str | None = None
     notes: list[str] | None = None
+    unmatched_words: list[str] | None = None
+    """Query words no returned result matched."""
+    near_matches: list[str] | None = None
+    """Approximate matches in the results: ``query word≈record word (how)``."""
+    notice: str | None = None
+    """Read first: words nothing matched, near matches, or why nothing was searched."""
+    next_cursor: str | None = None
+    """Pass as ``cursor`` with the same arguments for the next page."""
 
 
 class SearchOut(Wire):
@@ -197,6 +213,8 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
         updated_at=result.updated_at,
         url=result.url,
         matched_fields=result.matched_fields if scored else None,
+        near=_near(result) if scored and detail == "brief" else None,
+        matched_words=[word_out(m) for m in result.matched_words] if detail == "full" else None,
         snippet=snippet,
         matched_comments=_subs(result.matched_comments or (), shown, titled=False),
         matched_agenda_items=_subs(result.matched_agenda_items or (), shown, titled=True),
@@ -222,6 +240,30 @@ def hit_out(result: SearchResult, detail: Detail, *, scored: bool = True) -> Hit
             extra["project_id"] = result.project.id
         hit.attributes = camel_attributes(extra)
     return hit
+
+
+def _near(result: SearchResult) -> str | None:
+    """The record's words that matched a query word only approximately, or None."""
+    tokens = [m.token for m in result.matched_words if m.how in APPROXIMATE]
+    return ", ".join(dict.fromkeys(tokens)) or None
+
+
+def near_matches(results: Iterable[SearchResult]) -> list[str]:
+    """``checkout≈checked (stem)``: each approximate match in *results*, once."""
+    found = [
+        f"{m.word}≈{m.token} ({m.how})"
+        for result in results
+        for m in result.matched_words
+        if m.how in APPROXIMATE
+    ]
+    return list(dict.fromkeys(found))
+
+
+def word_out(match: WordMatch) -> str:
+    """``checkout`` for a word the record holds, ``checklist: typo 'checkout'`` else."""
+    if match.how == "exact":
+        return match.word
+    return f"{match.word}: {match.how} {match.token!r}"
 
 
 def _text(value: AttributeValue) -> str | None:
@@ -252,15 +294,20 @@ def meta_out(meta: SearchMeta | ReadMeta, detail: Detail, total: int | None = No
             out.effective_query = meta.effective_query
         out.match_mode = meta.match_mode
         out.sort = meta.sort if meta.sort != "relevance" else None
+        out.unmatched_words = meta.unmatched_words
+        out.notice = meta.notice
+        out.next_cursor = meta.next_cursor
     return out
 
 
 def search_out(response: SearchResponse, detail: Detail) -> SearchOut:
     """The wire form of a search (an empty query lists records unscored)."""
     scored = bool(response.meta.original_query.strip())
+    meta = meta_out(response.meta, detail)
+    meta.near_matches = near_matches(response.results) if scored else None
     return SearchOut(
         results=[hit_out(result, detail, scored=scored) for result in response.results],
-        meta=meta_out(response.meta, detail),
+        meta=meta,
     )
 
 
@@ -284,6 +331,11 @@ class GlobalMetaOut(Wire):
     kinds: list[KindOut]
     not_searched: list[dict[str, str]] | None = None
     age_seconds: float | None = None
+    sort: str | None = None
+    unmatched_words: list[str] | None = None
+    near_matches: list[str] | None = None
+    notice: str | None = None
+    next_cursor: str | None = None
 
 
 class GlobalSearchOut(Wire):
@@ -322,6 +374,11 @@ def global_search_out(response: GlobalSearchResponse, detail: Detail) -> GlobalS
             not_searched=[{"kind": item.kind, "reason": item.reason} for item in meta.not_searched]
             or None,
             age_seconds=None if meta.age_seconds is None else round(meta.age_seconds, 1),
+            sort=meta.sort if meta.sort != "relevance" else None,
+            unmatched_words=meta.unmatched_words,
+            near_matches=near_matches(response.results) if scored else None,
+            notice=meta.notice,
+            next_cursor=meta.next_cursor,
         ),
     )
 
@@ -344,9 +401,11 @@ def lookup_out(found: LookupResponse) -> LookupOut:
 
 def listing_out(listing: WorkPackageListResponse, detail: Detail) -> SearchOut:
     """The wire form of a work-package listing (unranked: no scores, no matches)."""
+    meta = meta_out(listing.meta, detail, total=listing.total)
+    meta.next_cursor = listing.next_cursor
     return SearchOut(
         results=[hit_out(result, detail, scored=False) for result in listing.results],
-        meta=meta_out(listing.meta, detail, total=listing.total),
+        meta=meta,
     )
 
 

@@ -25,6 +25,7 @@ from opindex.search import (
 from opindex.service.facade import CALLER_TENANT, Service
 from opindex.service.named_filters import FilterNames
 from opindex.service.operations import count_webhook, reach_tenant, record_background_outcome
+from opindex.service.word_accounting import APPROXIMATE
 from opindex.sync import Freshness
 
 if TYPE_CHECKING:
@@ -64,6 +65,7 @@ _HOMES = {
 }
 
 __all__ = [
+    "APPROXIMATE",
     "ATTACHMENT_META",
     "CALLER_TENANT",
     "COMMENT_META",

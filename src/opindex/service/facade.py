@@ -7,6 +7,7 @@ pydantic envelope from ``opindex.envelope`` that says where it came from.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -40,6 +41,7 @@ from opindex.moments import Clock, utc_now
 from opindex.records import Record
 from opindex.search import KINDS, Kind
 from opindex.service import record_reads
+from opindex.service.answer_page import cut_page, paging
 from opindex.service.directory import DIRECTORY_KINDS, DirectoryKind
 from opindex.service.global_search import search_kinds
 from opindex.service.named_filters import FilterNames, named_request
@@ -344,11 +346,13 @@ class Service:
         names: FilterNames | None = None,
         updated_after: datetime | None = None,
         updated_before: datetime | None = None,
+        cursor: str | None = None,
     ) -> WorkPackageListResponse:
         """OpenProject's own filtered listing (server-side ``subject ~`` and filters),
         newest first, unranked: the semantics of a plain work-package list. Like
         OpenProject's default, only open work packages unless *status* says otherwise.
-        *names* given replace the id filters (see ``search``)."""
+        *names* given replace the id filters (see ``search``). *cursor*: the
+        ``next_cursor`` of the previous page."""
         runtime = self._runtimes[self.resolve_tenant(tenant)]
         request = SearchRequest(
             kind="work_package",
@@ -370,11 +374,16 @@ class Service:
             updated_after=request.updated_after,
             updated_before=request.updated_before,
         )
-        results, total = await record_reads.list_work_packages(
-            runtime.client(), filters, limit, runtime.config.base_url
+        page = paging(request.model_copy(update={"query": subject or "", "cursor": cursor}), "list")
+        page = dataclasses.replace(page, limit=limit)
+        results, total, ids = await record_reads.list_work_packages(
+            runtime.client(), filters, limit, runtime.config.base_url, offset=page.offset
         )
+        cut = cut_page([("work_package", i) for i in ids], total, page, None)
         meta = _read_meta(runtime, "live", runtime.freshness())
-        return WorkPackageListResponse(results=results, total=total, meta=meta)
+        return WorkPackageListResponse(
+            results=results, total=total, meta=meta, next_cursor=cut.next_cursor
+        )
 
     async def lookup(
         self, tenant: str | None, kind: DirectoryKind, text: str | None = None

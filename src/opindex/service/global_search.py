@@ -11,7 +11,7 @@ with the reason instead of failing the whole search.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 from opindex.envelope import (
@@ -25,6 +25,7 @@ from opindex.envelope import (
 )
 from opindex.errors import InvalidArgumentError, OpenProjectError, OpindexError
 from opindex.search import KINDS, Kind
+from opindex.service.answer_page import cut_page, paging, widened
 
 SearchOne = Callable[[SearchRequest], Awaitable[SearchResponse]]
 
@@ -41,6 +42,9 @@ async def search_kinds(
     chosen = [kind for kind in KINDS if kind in set(kinds)]
     if not chosen:
         raise InvalidArgumentError(f"kinds must name at least one of: {', '.join(KINDS)}")
+    page = paging(request.model_copy(update={"kind": "work_package"}), ",".join(chosen))
+    original = request
+    request = widened(request, page)
     answers = await _run(search_one, request, chosen, fallback=False)
     found = sum(len(a.results) for a in answers.values() if isinstance(a, SearchResponse))
     if found == 0 and request.fallback:
@@ -51,11 +55,17 @@ async def search_kinds(
         raise next(iter(failures.values()))
     results = _merged([r for response in responses.values() for r in response.results], request)
     first = next(iter(responses.values())).meta  # every kind reads the same index
+    commits = sorted({str(r.meta.source) + str(r.meta.indexed_at) for r in responses.values()})
+    total = sum(response.meta.total for response in responses.values())
+    cut = cut_page([(r.kind, r.id) for r in results], total, page, "|".join(commits))
+    shown = results[cut.start : cut.stop]
+    unmatched = _unmatched(original.query, responses.values(), shown)
+    notices = [r.meta.notice for r in responses.values() if r.meta.notice]
     meta = GlobalSearchMeta(
         tenant=tenant,
         original_query=request.query,
         match_mode=request.match_mode,
-        total=sum(response.meta.total for response in responses.values()),
+        total=total,
         kinds=[
             KindAnswer(
                 kind=kind,
@@ -73,8 +83,38 @@ async def search_kinds(
         ],
         indexed_at=first.indexed_at,
         age_seconds=first.age_seconds,
+        sort=original.sort,
+        unmatched_words=unmatched,
+        notice=_notice(unmatched, notices, shown),
+        next_cursor=cut.next_cursor,
     )
-    return GlobalSearchResponse(results=results[: request.limit], meta=meta)
+    return GlobalSearchResponse(results=shown, meta=meta)
+
+
+def _unmatched(
+    query: str, responses: Iterable[SearchResponse], shown: Sequence[SearchResult]
+) -> list[str]:
+    """The query words no shown result matched (in the order of the query)."""
+    words: list[str] = []
+    for response in responses:
+        words.extend(w for w in response.meta.unmatched_words if w not in words)
+        for result in response.results:
+            words.extend(m.word for m in result.matched_words if m.word not in words)
+    matched = {m.word for result in shown for m in result.matched_words}
+    return [word for word in words if word not in matched]
+
+
+def _notice(
+    unmatched: Sequence[str], notices: Sequence[str], shown: Sequence[SearchResult]
+) -> str | None:
+    """The first line of the answer: a query with nothing to search, or the words no
+    result matched."""
+    if not shown:
+        return notices[0] if notices and "no letters or digits" in notices[0] else None
+    if not unmatched:
+        return None
+    named = ", ".join(repr(word) for word in unmatched)
+    return f"Not every word matched: {named} matches none of these results."
 
 
 async def _run(
@@ -91,11 +131,12 @@ async def _run(
 
 
 def _merged(results: list[SearchResult], request: SearchRequest) -> list[SearchResult]:
-    """One order over every kind: by score (then kind, then id), or newest first."""
+    """One order over every kind: by score (then kind, then id), or newest first (then
+    by descending id) with ``sort: updated`` or an empty query."""
     order = {kind: position for position, kind in enumerate(KINDS)}
-    if request.sort == "updated":
+    if request.sort == "updated" or not request.query.strip():
         return sorted(
             results,
-            key=lambda r: (-(r.updated_at or _EARLIEST).timestamp(), order[r.kind], r.id),
+            key=lambda r: (-(r.updated_at or _EARLIEST).timestamp(), -r.id, order[r.kind]),
         )
     return sorted(results, key=lambda r: (-r.score, order[r.kind], r.id))

@@ -130,25 +130,37 @@ def listing_filters(
 
 
 async def list_work_packages(
-    client: OpenProjectClient, filters: Sequence[Filter], limit: int, base_url: str
-) -> tuple[list[SearchResult], int]:
-    """The first *limit* work packages OpenProject lists for *filters*, newest first."""
+    client: OpenProjectClient,
+    filters: Sequence[Filter],
+    limit: int,
+    base_url: str,
+    *,
+    offset: int = 0,
+) -> tuple[list[SearchResult], int, list[int]]:
+    """The work packages OpenProject lists for *filters*, newest first, from *offset*:
+    *limit* of them, the total, and the ids of every one listed up to the end of the page
+    and one more (for the cursor: the earlier pages' records and whether more follow)."""
     from opindex.openproject import closed_status_ids, resolve_status_closed  # D159
 
     if not 1 <= limit <= MAX_LISTING:
         raise InvalidArgumentError(f"limit must be between 1 and {MAX_LISTING}, not {limit}")
-    query = client.work_packages(filters, sort_by=(("updatedAt", "desc"),), page_size=limit)
-    elements: tuple[WorkPackage, ...] = ()
+    wanted = offset + limit + 1
+    size = min(wanted, MAX_LISTING + 1)
+    query = client.work_packages(filters, sort_by=(("updatedAt", "desc"),), page_size=size)
+    elements: list[WorkPackage] = []
     total = 0
     pages = query.pages()
     async with contextlib.aclosing(pages):
-        async for page in pages:  # the first page only
-            elements, total = page.elements, page.total or len(page.elements)
-            break
-    closed = closed_status_ids(await client.statuses()) if elements else {}
+        async for page in pages:  # as many pages as reach the end of the wanted one
+            elements.extend(page.elements)
+            total = page.total or len(elements)
+            if len(elements) >= wanted or not page.elements:
+                break
+    shown = elements[offset : offset + limit]
+    closed = closed_status_ids(await client.statuses()) if shown else {}
     builder = ResultBuilder(_NO_QUERY, base_url=base_url)
     results = []
-    for wp in elements[:limit]:
+    for wp in shown:
         record = work_package_record(wp, None, status_closed=resolve_status_closed(wp, closed))
         results.append(builder.result(record, Ranked(record.document, 0.0, ())))
-    return results, total
+    return results, total, [wp.id for wp in elements[:wanted]]

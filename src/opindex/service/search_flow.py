@@ -9,21 +9,34 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from opindex.disclosure import public_detail
-from opindex.envelope import MAX_LIMIT, AnsweredBy, SearchMeta, SearchRequest, SearchResponse
+from opindex.envelope import (
+    MAX_LIMIT,
+    AnsweredBy,
+    SearchMeta,
+    SearchRequest,
+    SearchResponse,
+    WordMatch,
+)
 from opindex.errors import IndexUnavailableError, OpenProjectError
 from opindex.index import IndexBackend, updated_timestamp
 from opindex.live import LiveHit, LiveOutcome
+from opindex.records import Record
 from opindex.search import (
+    KIND_LABELS,
     Alternative,
     Query,
+    Ranked,
     RelaxationOutcome,
     parse_query,
 )
+from opindex.service.answer_page import Paging, cut_page, paging, widened
 from opindex.service.index_path import HitList, search_index
+from opindex.service.rarity import TIE_WINDOW, rarity_order, tie_straddles
+from opindex.service.references import Reference, parse_reference, referenced_record
 from opindex.service.relaxed_search import (
     Thesaurus,
     search_with_relaxation,
@@ -33,6 +46,8 @@ from opindex.service.request_filters import check_filters, index_filters
 from opindex.service.result_builder import ResultBuilder, ScoredHit
 from opindex.service.routing import choose_route, is_upstream_unavailable
 from opindex.service.tenant import Tenant
+from opindex.service.unsearchable import no_words, unsearchable
+from opindex.service.word_accounting import ExactlyHeld, account, query_words
 from opindex.sync import Freshness
 
 logger = logging.getLogger(__name__)
@@ -50,6 +65,12 @@ class PathAnswer:
     degraded: bool = False
     enrichment_failures: int = 0
     notes: list[str] = field(default_factory=list)
+    frequency: Callable[[str], int] | None = None
+    """How many records of the kind match a word by the scorer's rules (None: unknown)."""
+    held: ExactlyHeld | None = None
+    """Whether some record holds a word itself (None: cannot tell)."""
+    commit: str | None = None
+    """The index commit the answer was read from (None: answered live)."""
 
 
 SORT_WINDOW = 1_000
@@ -82,6 +103,7 @@ def index_answer(
 ) -> PathAnswer:
     """The index path with relaxation (blocking: Tantivy and the scorer; run in a thread)."""
     filters = index_filters(request)
+    commit = index.commit_label()
     used = [query]
     wanted = SORT_WINDOW if request.sort == "updated" else request.limit
 
@@ -102,15 +124,36 @@ def index_answer(
         query, run, doc_freq=doc_freq, thesaurus=thesaurus, enabled=request.fallback
     )
     assert isinstance(hits, HitList)
-    shown = newest_first(hits, request.limit) if by_update_time(request, used[0]) else hits
-    return PathAnswer("index", shown, used[0], outcome, hits.total, notes=hits.notes)
+    ordered = by_update_time(request, used[0])
+    window = len(hits)
+    while (
+        not ordered
+        and not used[0].containment
+        and window < TIE_WINDOW
+        and tie_straddles([hit.ranked.score for hit in hits], request.limit - 1, hits.total)
+    ):  # a tie cut at the end of the page: rank all of it (see opindex.service.rarity)
+        window = min(TIE_WINDOW, window * 4)
+        hits = search_index(index, used[0], request.kind, filters, window)
+    shown = newest_first(hits, request.limit) if ordered else hits
+    vocabulary = index.vocabulary()
+    return PathAnswer(
+        "index",
+        shown,
+        used[0],
+        outcome,
+        hits.total,
+        notes=hits.notes,
+        frequency=lambda word: doc_freq(Alternative(word)),
+        held=lambda word: vocabulary.find(word, "whole", limit=8) != [],
+        commit=commit,
+    )
 
 
 async def live_answer(runtime: Tenant, request: SearchRequest, query: Query) -> PathAnswer:
     """The live two-phase path with relaxation over one session (nothing fetched twice)."""
     # Ordered by update time: rank (or list) as many as one answer may hold, then sort.
     ordered = by_update_time(request, query)
-    wide = request.model_copy(update={"limit": MAX_LIMIT}) if ordered else None
+    wide = request.model_copy(update={"limit": max(MAX_LIMIT, request.limit)}) if ordered else None
     session = runtime.live().session(wide or request)
     runs: list[LiveOutcome] = []
     used = [query]
@@ -142,6 +185,7 @@ async def live_answer(runtime: Tenant, request: SearchRequest, query: Query) -> 
         degraded=any(attempt.degraded for attempt in runs),
         enrichment_failures=max((attempt.enrichment_failures for attempt in runs), default=0),
         notes=notes,
+        frequency=lambda word: session.doc_freq(Alternative(word)),
     )
 
 
@@ -153,12 +197,51 @@ def envelope(
     *,
     base_url: str | None,
     notes: Sequence[str] = (),
+    page: Paging | None = None,
+    referenced: Record | None = None,
 ) -> SearchResponse:
-    """The response envelope (ARCHITECTURE invariant 4: honest meta)."""
+    """The response envelope (ARCHITECTURE invariant 4: honest meta): the page *page*
+    asks for (the first without), each hit's matched words, the words nothing matched,
+    and the record the query named (*referenced*) first."""
+    page = page or paging(request)
     builder = ResultBuilder(answer.query, base_url=base_url)
-    narrowed = describe_filters(request) if not answer.hits else ""
+    original = parse_query(request.query, request.match_mode)
+    words = query_words(original, answer.query)
+    hits = list(answer.hits)
+    if not by_update_time(request, answer.query) and not answer.query.containment:
+        hits = rarity_order(hits, words, lambda h: h.ranked.score, lambda h: h.ranked.record)
+    total = answer.total
+    if referenced is not None:
+        ranked_ref = Ranked(referenced.document, 1.0, ())
+        same = [h for h in hits if h.record.id == referenced.id]
+        hits = [ScoredHit(referenced, same[0].ranked if same else ranked_ref)] + [
+            h for h in hits if h.record.id != referenced.id
+        ]
+        total += 0 if same else 1
+    cut = cut_page([(request.kind, h.record.id) for h in hits], total, page, answer.commit)
+    shown = hits[cut.start : cut.stop]
+    results = builder.build(shown)
+    dropped = [w.word for w in words if not w.alternatives]
+    accounting = account(
+        results,
+        [hit.ranked.record for hit in shown],
+        words,
+        singular=KIND_LABELS[request.kind][0],
+        dropped=dropped if answer.outcome.fallback_used else (),
+        held=answer.held,
+        frequency=answer.frequency,
+    )
+    if referenced is not None and cut.start == 0 and results:
+        results[0].matched_words = [
+            WordMatch(word=request.query.strip(), how="id", token=f"#{referenced.id}")
+        ]
+        results[0].score = max(results[0].score, 1.0)
+    narrowed = describe_filters(request) if not hits else ""
     if narrowed:
         notes = [*notes, f"nothing matched within the filters: {narrowed}"]
+    if referenced is not None:
+        label = KIND_LABELS[request.kind][0]
+        notes = [*notes, f"{request.query.strip()!r} names {label} #{referenced.id}: listed first"]
     meta = SearchMeta(
         tenant=tenant,
         kind=request.kind,
@@ -168,16 +251,19 @@ def envelope(
         age_seconds=freshness.age_seconds,
         degraded=answer.degraded,
         enrichment_failures=answer.enrichment_failures,
-        wildcard_fallback=answer.outcome.strategy_used == "wildcard_suffix",
+        wildcard_fallback=answer.outcome.fallback_used,  # the seed rule: any strategy
         fallback_strategy=answer.outcome.strategy_used,
         original_query=request.query,
         effective_query=answer.outcome.effective_query,
         match_mode=request.match_mode,
         sort=request.sort,
-        total=answer.total,
+        total=total,
         notes=[*notes, *answer.notes],
+        unmatched_words=[] if referenced is not None else accounting.unmatched,
+        notice=None if referenced is not None else accounting.notice,
+        next_cursor=cut.next_cursor,
     )
-    return SearchResponse(results=builder.build(answer.hits), meta=meta)
+    return SearchResponse(results=results, meta=meta)
 
 
 def describe_filters(request: SearchRequest) -> str:
@@ -218,20 +304,42 @@ async def search_tenant(runtime: Tenant, request: SearchRequest) -> SearchRespon
       unreachable (network, timeout, 5xx), the stale index answers, labelled stale;
     - ``auto`` and an index (or index state) that cannot be read: the live path answers,
       with a note saying what could not be read.
+
+    A fuzzy query without letters or digits is answered empty with a hint; a query that
+    is an id or a link lists the record it names first (``opindex.service.references``);
+    ``request.cursor`` asks for a later page (``opindex.service.answer_page``).
     """
     check_filters(request)
+    page = paging(request)
+    wide = widened(request, page)
     query = parse_query(request.query, request.match_mode)
     base_url = runtime.config.base_url
     freshness = runtime.freshness() if runtime.may_use_index else Freshness("missing")
+    if no_words(request):
+        return unsearchable(runtime.name, request, freshness)
+    reference = parse_reference(request.query) if request.match_mode == "fuzzy" else None
+    referenced = await _referenced(runtime, request, reference, freshness)
     route = choose_route(request.source, freshness)
     notes: list[str] = []
+
+    async def answered(answer: PathAnswer, noted: Sequence[str]) -> SearchResponse:
+        return await asyncio.to_thread(
+            envelope,
+            runtime.name,
+            request,
+            answer,
+            freshness,
+            base_url=base_url,
+            notes=noted,
+            page=page,
+            referenced=referenced,
+        )
+
     if route.path == "index":
         try:
-            answer = await _index_answer(runtime, request, query)
+            answer = await _index_answer(runtime, wide, query)
             noted = [] if freshness.problem is None else [f"{freshness.problem}; answered from it"]
-            return envelope(
-                runtime.name, request, answer, freshness, base_url=base_url, notes=noted
-            )
+            return await answered(answer, noted)
         except IndexUnavailableError as exc:
             runtime.note_damage(exc)
             if request.source != "auto":
@@ -241,12 +349,12 @@ async def search_tenant(runtime: Tenant, request: SearchRequest) -> SearchRespon
             if freshness.state != "damaged":  # else its problem says so, below
                 notes.append(f"{public_detail(exc)}; answered live")
     try:
-        answer = await live_answer(runtime, request, query)
+        answer = await live_answer(runtime, wide, query)
     except OpenProjectError as exc:
         if not (route.stale_fallback and is_upstream_unavailable(exc)):
             raise
         try:
-            answer = await _index_answer(runtime, request, query)
+            answer = await _index_answer(runtime, wide, query)
         except IndexUnavailableError:
             raise exc from None
         notes.append(
@@ -255,7 +363,27 @@ async def search_tenant(runtime: Tenant, request: SearchRequest) -> SearchRespon
     if freshness.problem is not None:
         where = "answered live" if answer.source == "live" else "answered from the index"
         notes.insert(0, f"{freshness.problem}; {where}")
-    return envelope(runtime.name, request, answer, freshness, base_url=base_url, notes=notes)
+    return await answered(answer, notes)
+
+
+async def _referenced(
+    runtime: Tenant, request: SearchRequest, reference: Reference | None, freshness: Freshness
+) -> Record | None:
+    """The record the query names, when it is of the kind searched and visible (a wiki
+    page named by its slug: the page of that slug among the answers to the slug's words)."""
+    if reference is not None and reference.slug is not None and request.kind == "wiki_page":
+        words = request.model_copy(update={"query": reference.words(), "cursor": None})
+        found = await search_tenant(runtime, words)
+        suffix = f"/wiki/{reference.slug}"
+        for result in found.results:
+            if result.url is not None and result.url.rstrip("/").endswith(suffix):
+                return await referenced_record(runtime, "wiki_page", result.id, freshness)
+        return None
+    if reference is None or reference.id is None:
+        return None
+    if reference.kind is not None and reference.kind != request.kind:
+        return None
+    return await referenced_record(runtime, request.kind, reference.id, freshness)
 
 
 async def _index_answer(runtime: Tenant, request: SearchRequest, query: Query) -> PathAnswer:
